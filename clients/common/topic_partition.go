@@ -1,0 +1,17 @@
+package common
+
+import "strconv"
+
+// TopicPartition names one partition of one topic.
+//
+// Kafka 0.10.2: org.apache.kafka.common.TopicPartition (and kafka.common.TopicAndPartition,
+// which has the same meaning on the Scala side).
+type TopicPartition struct {
+	Topic     string
+	Partition int32
+}
+
+// String renders "topic-partition", the form Kafka uses for log directory names and log lines.
+func (tp TopicPartition) String() string {
+	return tp.Topic + "-" + strconv.FormatInt(int64(tp.Partition), 10)
+}
