@@ -1,0 +1,55 @@
+# zkafka — see README.md. `make test` is what CI runs (.ci/run).
+GO        ?= go
+PKGS      ?= ./...
+FUZZTIME  ?= 15s
+DATA      ?= $(CURDIR)/data
+
+.PHONY: deps all build test unit fuzz lint run zk-up zk-down bench clean generate check-generate
+
+all: build
+
+build: ## the zkafka binary beside the bin/*.sh wrappers
+	$(GO) build -o bin/zkafka ./tools/cmd/zkafka
+
+lint: ## gofmt + go vet
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet $(PKGS)
+
+generate: ## regenerate checked-in code (protocol codecs)
+	$(GO) generate ./clients/protocol/...
+
+check-generate: ## the checked-in generated code matches the generator
+	@$(GO) generate ./clients/protocol/... && git diff --exit-code -- clients/protocol || (echo "generated code is stale: run make generate"; exit 1)
+
+unit: ## every package's tests (real ZooKeeper for zk/*), plus the race detector where goroutines race by design
+	$(GO) test -count=1 -timeout 20m $(PKGS)
+	$(GO) test -count=1 -race -timeout 10m ./core/utils/timer/... ./core/server/purgatory/... ./zk/zkclient/...
+
+fuzz: ## each decoder's fuzz target for a bounded time
+	$(GO) test -run=NONE -fuzz='^FuzzParseRequest$$' -fuzztime=$(FUZZTIME) ./clients/protocol/
+	$(GO) test -run=NONE -fuzz='^FuzzMemoryRecordsDeep$$' -fuzztime=$(FUZZTIME) ./clients/record/
+
+test: lint build unit fuzz ## everything CI runs
+
+bench: ## benchmarks (figures quoted in the issues' notes)
+	$(GO) test -run=NONE -bench=. -benchmem -benchtime=2s ./clients/protocol/ ./clients/record/ ./core/log/ ./core/utils/timer/ ./core/server/purgatory/
+
+$(DATA)/zookeeper.properties: config/zookeeper.properties
+	mkdir -p $(DATA)
+	sed 's|^dataDir=.*|dataDir=$(DATA)/zookeeper|' config/zookeeper.properties > $@
+
+run: deps build $(DATA)/zookeeper.properties ## a standalone ZooKeeper on 127.0.0.1:2181 with data under ./data (foreground; Ctrl-C stops it)
+	bin/zkafka zookeeper-server-start $(DATA)/zookeeper.properties
+
+zk-up: build $(DATA)/zookeeper.properties ## ZooKeeper in the background (pid in data/zookeeper.pid)
+	nohup bin/zkafka zookeeper-server-start $(DATA)/zookeeper.properties > $(DATA)/zookeeper.out 2>&1 & echo $$! > $(DATA)/zookeeper.pid
+	@for i in $$(seq 1 60); do grep -q "serving" $(DATA)/zookeeper.out 2>/dev/null && break; sleep 0.5; done; cat $(DATA)/zookeeper.out
+
+zk-down: ## stop what zk-up started
+	-kill $$(cat $(DATA)/zookeeper.pid) 2>/dev/null; rm -f $(DATA)/zookeeper.pid
+
+clean:
+	rm -f bin/zkafka
+
+deps: ## install Java, ZooKeeper and kcat from Debian when missing (needs root)
+	bash .ci/install-deps

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+
+	cli "github.com/urfave/cli/v2"
+)
+
+// exitError carries a Kafka tool's exit code out of a subcommand.
+type exitError struct{ code int }
+
+func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+
+// commands returns the implemented subcommands, keyed by subcommand name. Each entry takes the raw
+// arguments after the subcommand (Kafka's tools parse their own options with jopt-simple; zkafka's
+// tools do the same in tools/<command>, so flags keep Kafka's spelling and error messages).
+func commands() map[string]func(args []string, stdout, stderr io.Writer) int {
+	return map[string]func([]string, io.Writer, io.Writer) int{
+		"zookeeper-server-start": zookeeperServerStart,
+		"zookeeper-server-stop":  zookeeperServerStop,
+		"zookeeper-shell":        zookeeperShell,
+		"dump-log-segments":      dumpLogSegments,
+	}
+}
+
+// run builds the urfave/cli application and runs it; it returns the process exit code.
+func run(args []string, stdout, stderr io.Writer) int {
+	cmds := commands()
+	app := &cli.App{
+		Name:                      "zkafka",
+		Usage:                     "Kafka 0.10.2's ZooKeeper-based broker, controller, clients and tools, in Go",
+		Writer:                    stdout,
+		ErrWriter:                 stderr,
+		DisableSliceFlagSeparator: true,
+		HideHelpCommand:           false,
+		ExitErrHandler:            func(*cli.Context, error) {},
+	}
+	for _, s := range scriptTable {
+		s := s
+		c := &cli.Command{
+			Name:            s.Subcommand,
+			Usage:           usageOf(s),
+			SkipFlagParsing: true, // each tool parses Kafka's options itself
+			HideHelp:        true,
+		}
+		switch {
+		case s.Subcommand == "run-class":
+			c.Action = func(ctx *cli.Context) error {
+				return codeErr(runClass(ctx.Args().Slice(), stdout, stderr))
+			}
+		case cmds[s.Subcommand] != nil:
+			f := cmds[s.Subcommand]
+			c.Action = func(ctx *cli.Context) error { return codeErr(f(ctx.Args().Slice(), stdout, stderr)) }
+		default:
+			c.Action = func(*cli.Context) error {
+				fmt.Fprintf(stderr, "%s (%s) is not implemented in zkafka yet (%s).\n", s.Name, s.Subcommand, s.Status)
+				return exitError{1}
+			}
+		}
+		app.Commands = append(app.Commands, c)
+	}
+	app.Commands = append(app.Commands, &cli.Command{
+		Name:  "gen-scripts",
+		Usage: "write the bin/*.sh wrappers from the script table",
+		Flags: []cli.Flag{&cli.StringFlag{Name: "out", Value: "bin", Usage: "output directory"}},
+		Action: func(ctx *cli.Context) error {
+			return genScripts(ctx.String("out"))
+		},
+	})
+	sort.Slice(app.Commands, func(i, j int) bool { return app.Commands[i].Name < app.Commands[j].Name })
+	if err := app.Run(args); err != nil {
+		var ee exitError
+		if errors.As(err, &ee) {
+			return ee.code
+		}
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	return 0
+}
+
+func codeErr(code int) error {
+	if code == 0 {
+		return nil
+	}
+	return exitError{code}
+}
+
+func usageOf(s Script) string {
+	if s.MainClass == "" {
+		return s.Name
+	}
+	return s.Name + " (" + s.MainClass + ")"
+}
+
+// genScripts writes one wrapper per script-table row into dir.
+func genScripts(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, s := range scriptTable {
+		if err := os.WriteFile(filepath.Join(dir, s.Name), []byte(wrapperScript(s)), 0o755); err != nil {
+			return err
+		}
+	}
+	return nil
+}

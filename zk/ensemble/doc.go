@@ -1,0 +1,51 @@
+// Package ensemble runs a real Apache ZooKeeper (one standalone server or a
+// three-server quorum) as child JVM processes, for tests, `make run` and the
+// `zkafka zookeeper-server-start` subcommand.
+//
+// Kafka 0.10.2: kafka.zk (core/src/test/scala/unit/kafka/zk): EmbeddedZookeeper,
+// ZkFourLetterWords; and the server launched by bin/zookeeper-server-start.sh
+// (org.apache.zookeeper.server.quorum.QuorumPeerMain).
+//
+// Bookmap: 《Kafka技术内幕》 ch.3 (controller and ZooKeeper), 《Apache Kafka源码剖析》
+// §4 (KafkaController, ZooKeeper listeners): the fault operations here are what
+// the books' failover and session-expiry walkthroughs need.
+//
+// Where Kafka's own tests embed ZooKeeperServer in the test JVM, Go cannot, so
+// each server is a `java ... QuorumPeerMain zoo.cfg` process. The ZooKeeper is
+// the Debian package (3.8); zkafka uses only what 3.4.9 (shipped with Kafka
+// 0.10.2) offers. The classpath is /usr/share/java/zookeeper.jar plus
+// slf4j-simple.jar: the Debian jar's MANIFEST Class-Path pulls in jute,
+// slf4j-api, netty, jetty, jackson and the rest. ZOOKEEPER_CLASSPATH, or
+// ZOOKEEPER_HOME (a tarball install: $ZOOKEEPER_HOME/lib/*.jar and
+// $ZOOKEEPER_HOME/*.jar), replaces it.
+//
+// Layout on disk, under Config.BaseDir:
+//
+//	node<myid>/zoo.cfg     generated each time the node starts
+//	node<myid>/data/myid   the server id (quorum mode only)
+//	node<myid>/data/...    ZooKeeper's snapshots and transaction logs
+//	node<myid>/zookeeper.log  the JVM's stdout and stderr (appended on Restart)
+//
+// Node indexes in the API are 0-based; node i has myid i+1.
+//
+// Readiness and Mode use the `srvr` four-letter word and its `Mode:` line
+// (standalone, leader, follower), never `ruok`, which answers before the
+// server has joined a quorum.
+//
+// Session expiry: SessionCapture records the session id and password from
+// the ConnectResponse a client receives; Ensemble.ExpireSession then attaches
+// a second raw connection to that session and sends closeSession (type -11),
+// which is how ZooKeeper's own tests expire a session on demand. The wire
+// format (jute, big-endian, every frame prefixed with an int32 length):
+//
+//	ConnectRequest:  int32 protocolVersion, int64 lastZxidSeen, int32 timeOut,
+//	                 int64 sessionId, buffer passwd (int32 len + bytes)
+//	ConnectResponse: int32 protocolVersion, int32 timeOut, int64 sessionId,
+//	                 buffer passwd [, bool readOnly]
+//	RequestHeader:   int32 xid, int32 type
+//	ReplyHeader:     int32 xid, int64 zxid, int32 err
+//
+// Lock order: Ensemble.mu, then nothing (node processes are only touched
+// with Ensemble.mu held; the per-node wait goroutine only closes a channel).
+// SessionCapture.mu is independent.
+package ensemble
