@@ -21,16 +21,16 @@ var ranks = map[string]int{
 	"clients/protocol/schema": 2, "clients/network": 2, "core/utils/timer": 2,
 	"clients/protocol": 3,
 	"clients/security": 4, "clients/oldclient": 4,
-	"clients": 5,
+	"clients":          5,
 	"clients/producer": 6, "clients/consumer": 6, "core/server/config": 6, "core/server/purgatory": 6,
 	"clients/clientstest": 6,
-	"core/log": 7, "clients/oldproducer": 7,
-	"core/cluster": 8,
+	"core/log":            7, "clients/oldproducer": 7,
+	"core/cluster":        8,
 	"core/server/fetcher": 9, "core/network": 9, "core/admin": 9,
 	"core/security": 10, "core/security/auth": 10, "core/coordinator": 10, "core/controller": 10,
 	"clients/oldconsumer": 10,
-	"core/server": 11,
-	"core/integration": 12, "systemtests": 12,
+	"core/server":         11,
+	"core/integration":    12, "systemtests": 12,
 }
 
 // rankOf returns the rank of a module-relative package path; tools/* are rank 12, and a package
