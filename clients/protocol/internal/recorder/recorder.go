@@ -44,6 +44,12 @@ type Listener struct {
 	// against a mock broker; the cap keeps the captures small and deterministic in count.
 	MaxPerKey int
 
+	// Intercept, when set, may answer a request itself (returning the whole size-prefixed
+	// response frame and true) instead of passing it to the mock broker. Scenarios use it for
+	// requests sarama's decoder rejects but a 0.10.2 broker accepts, such as librdkafka's magic-0
+	// LZ4 blocks with the pre-KAFKA-3160 header checksum.
+	Intercept func(apiKey, apiVersion int16, correlationID uint32, frame []byte) ([]byte, bool)
+
 	mu     sync.Mutex
 	frames []Frame
 	perKey map[int16]int
@@ -115,9 +121,17 @@ func (c *conn) Read(p []byte) (int, error) {
 			return 0, err
 		}
 		key, version := c.l.record(c.id, frame[4:])
+		corr := binary.BigEndian.Uint32(frame[8:12])
+		var resp []byte
 		if key == apiVersionsKey {
-			corr := binary.BigEndian.Uint32(frame[8:12])
-			if _, err := c.Conn.Write(APIVersionsResponse(corr, version)); err != nil {
+			resp = APIVersionsResponse(corr, version)
+		} else if c.l.Intercept != nil {
+			if r, ok := c.l.Intercept(key, version, corr, frame[4:]); ok {
+				resp = r
+			}
+		}
+		if resp != nil {
+			if _, err := c.Conn.Write(resp); err != nil {
 				return 0, err
 			}
 			continue

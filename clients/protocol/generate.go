@@ -1,0 +1,3 @@
+package protocol
+
+//go:generate go run ./internal/gen -out .
