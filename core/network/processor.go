@@ -251,4 +251,3 @@ func (p *Processor) closeAll() {
 		}
 	}
 }
-
