@@ -14,24 +14,11 @@ type Records interface {
 	WriteTo(w io.Writer) (int64, error)
 }
 
-// MemoryRecords is a message set held in a byte slice.
-//
-// Kafka 0.10.2: org.apache.kafka.common.record.MemoryRecords.
-type MemoryRecords struct {
-	buf []byte
-}
+// Compile-time checks that both message-set kinds are Records.
+var (
+	_ Records = (*MemoryRecords)(nil)
+	_ Records = (*FileRecords)(nil)
+)
 
-// NewMemoryRecords wraps b (not copied).
-func NewMemoryRecords(b []byte) *MemoryRecords { return &MemoryRecords{buf: b} }
-
-// Bytes returns the underlying bytes.
-func (m *MemoryRecords) Bytes() []byte { return m.buf }
-
-// SizeInBytes implements Records.
-func (m *MemoryRecords) SizeInBytes() int { return len(m.buf) }
-
-// WriteTo implements Records.
-func (m *MemoryRecords) WriteTo(w io.Writer) (int64, error) {
-	n, err := w.Write(m.buf)
-	return int64(n), err
-}
+// maxInt32 is Java's Integer.MAX_VALUE, the "no limit" record size of the iterators.
+const maxInt32 = 1<<31 - 1
