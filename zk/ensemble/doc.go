@@ -6,9 +6,11 @@
 // ZkFourLetterWords; and the server launched by bin/zookeeper-server-start.sh
 // (org.apache.zookeeper.server.quorum.QuorumPeerMain).
 //
-// Bookmap: 《Kafka技术内幕》 ch.3 (controller and ZooKeeper), 《Apache Kafka源码剖析》
-// §4 (KafkaController, ZooKeeper listeners): the fault operations here are what
-// the books' failover and session-expiry walkthroughs need.
+// Bookmap: 000 §1.4.1 (单机模式, bin/zookeeper-server-start.sh) and 002 §1.2
+// (安装与配置): RunForeground is what `zkafka zookeeper-server-start` and
+// `make run` start. The fault operations (Kill, Pause, ExpireSession) serve
+// the tests of the controller failover and session-expiry sections (000
+// §7.1, 001 §4.6.8).
 //
 // Where Kafka's own tests embed ZooKeeperServer in the test JVM, Go cannot, so
 // each server is a `java ... QuorumPeerMain zoo.cfg` process. The ZooKeeper is
@@ -35,7 +37,10 @@
 // Session expiry: SessionCapture records the session id and password from
 // the ConnectResponse a client receives; Ensemble.ExpireSession then attaches
 // a second raw connection to that session and sends closeSession (type -11),
-// which is how ZooKeeper's own tests expire a session on demand. The wire
+// the technique of Curator's KillSession and of ZooKeeper's older tests.
+// SessionCapture.SetBlackhole is the slower, more realistic way: it drops
+// the client's traffic (a network partition) until the server's own session
+// timer expires the session. The wire
 // format (jute, big-endian, every frame prefixed with an int32 length):
 //
 //	ConnectRequest:  int32 protocolVersion, int64 lastZxidSeen, int32 timeOut,
@@ -45,7 +50,12 @@
 //	RequestHeader:   int32 xid, int32 type
 //	ReplyHeader:     int32 xid, int64 zxid, int32 err
 //
+// Goroutines: one per running node, waiting on the JVM process; it exits
+// when the process does, and Close waits for it.
+//
 // Lock order: Ensemble.mu, then nothing (node processes are only touched
 // with Ensemble.mu held; the per-node wait goroutine only closes a channel).
-// SessionCapture.mu is independent.
+// Stop, Kill and Restart hold Ensemble.mu while they wait for a process, so
+// Mode and the other accessors block meanwhile. SessionCapture.mu is
+// independent.
 package ensemble

@@ -9,6 +9,8 @@ import (
 	"sort"
 
 	cli "github.com/urfave/cli/v2"
+
+	"github.com/zkafka/zkafka/tools/zookeeperserver"
 )
 
 // exitError carries a Kafka tool's exit code out of a subcommand.
@@ -21,8 +23,8 @@ func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code)
 // tools do the same in tools/<command>, so flags keep Kafka's spelling and error messages).
 func commands() map[string]func(args []string, stdout, stderr io.Writer) int {
 	return map[string]func([]string, io.Writer, io.Writer) int{
-		"zookeeper-server-start": zookeeperServerStart,
-		"zookeeper-server-stop":  zookeeperServerStop,
+		"zookeeper-server-start": zookeeperserver.Start,
+		"zookeeper-server-stop":  zookeeperserver.Stop,
 		"zookeeper-shell":        zookeeperShell,
 		"dump-log-segments":      dumpLogSegments,
 	}
