@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"sync"
 
@@ -36,6 +37,7 @@ type AbstractIndex struct {
 	length       int    // mapped length (== file length)
 	entries      int
 	maxEntries   int
+	closed       bool // after Close/Delete: no mapping; reads see an empty index
 	logger       *logrus.Entry
 }
 
@@ -44,9 +46,7 @@ func roundDownToExactMultiple(n, factor int) int { return factor * (n / factor) 
 // openAbstractIndex opens or creates the index file and maps it. Caller fills in the concrete
 // index's cached fields afterwards.
 func openAbstractIndex(file string, baseOffset int64, maxIndexSize, entrySize int, logger *logrus.Entry) (*AbstractIndex, error) {
-	if logger == nil {
-		logger = logrus.NewEntry(logrus.StandardLogger())
-	}
+	logger = orNopLogger(logger)
 	idx := &AbstractIndex{file: file, baseOffset: baseOffset, maxIndexSize: maxIndexSize, entrySize: entrySize, logger: logger}
 	f, err := os.OpenFile(file, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 	newlyCreated := err == nil
@@ -118,7 +118,11 @@ func (idx *AbstractIndex) EntrySize() int { return idx.entrySize }
 func (idx *AbstractIndex) Entries() int { idx.mu.RLock(); defer idx.mu.RUnlock(); return idx.entries }
 
 // MaxEntries is how many entries fit in the current mapping.
-func (idx *AbstractIndex) MaxEntries() int { idx.mu.RLock(); defer idx.mu.RUnlock(); return idx.maxEntries }
+func (idx *AbstractIndex) MaxEntries() int {
+	idx.mu.RLock()
+	defer idx.mu.RUnlock()
+	return idx.maxEntries
+}
 
 // SizeInBytes is entries × entry size (the valid part of the file).
 func (idx *AbstractIndex) SizeInBytes() int {
@@ -139,6 +143,9 @@ func (idx *AbstractIndex) Resize(newSize int) error {
 }
 
 func (idx *AbstractIndex) resizeLocked(newSize int) error {
+	if idx.closed {
+		return fmt.Errorf("index %s is closed: %w", idx.file, ErrKafkaStorage)
+	}
 	rounded := roundDownToExactMultiple(newSize, idx.entrySize)
 	if rounded < idx.entries*idx.entrySize {
 		return fmt.Errorf("resize %s to %d bytes would drop entries (%d entries): %w", idx.file, rounded, idx.entries, ErrIllegalArgument)
@@ -196,6 +203,9 @@ func (idx *AbstractIndex) Flush() error {
 func (idx *AbstractIndex) Close() error {
 	idx.mu.Lock()
 	defer idx.mu.Unlock()
+	if idx.closed {
+		return nil
+	}
 	if err := idx.resizeLocked(idx.entries * idx.entrySize); err != nil {
 		return err
 	}
@@ -203,6 +213,10 @@ func (idx *AbstractIndex) Close() error {
 }
 
 func (idx *AbstractIndex) unmapLocked() error {
+	if !idx.closed {
+		idx.closed = true
+		idx.entries = 0
+	}
 	if idx.mmap == nil {
 		return nil
 	}
@@ -229,8 +243,12 @@ func (idx *AbstractIndex) Delete() error {
 }
 
 // slot access helpers; caller holds at least the read lock.
-func (idx *AbstractIndex) int32At(pos int) int32 { return int32(binary.BigEndian.Uint32(idx.mmap[pos:])) }
-func (idx *AbstractIndex) int64At(pos int) int64 { return int64(binary.BigEndian.Uint64(idx.mmap[pos:])) }
+func (idx *AbstractIndex) int32At(pos int) int32 {
+	return int32(binary.BigEndian.Uint32(idx.mmap[pos:]))
+}
+func (idx *AbstractIndex) int64At(pos int) int64 {
+	return int64(binary.BigEndian.Uint64(idx.mmap[pos:]))
+}
 
 // indexSlotFor finds the slot of the largest entry whose key (as returned by key) is <= target, or
 // -1 when the index is empty or its first key is already larger. Caller holds at least the read
@@ -258,5 +276,16 @@ func (idx *AbstractIndex) indexSlotFor(target int64, key func(n int) int64) int 
 	return lo
 }
 
-// appendCheck verifies there is room for one more entry; caller holds the write lock.
+// writePos is the byte position of the next entry; caller holds the lock.
 func (idx *AbstractIndex) writePos() int { return idx.entries * idx.entrySize }
+
+// orNopLogger returns l, or a logger that discards everything when l is nil (so callers and tests may
+// pass nil without the package reaching for a global logger).
+func orNopLogger(l *logrus.Entry) *logrus.Entry {
+	if l != nil {
+		return l
+	}
+	nl := logrus.New()
+	nl.SetOutput(io.Discard)
+	return logrus.NewEntry(nl)
+}

@@ -1,6 +1,10 @@
 package log
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/zkafka/zkafka/clients/record"
+)
 
 // Error sentinels of the log layer. Each stands for the Kafka exception named in its comment; callers
 // test them with errors.Is, and the broker's KafkaApis maps them to protocol error codes at its
@@ -22,14 +26,16 @@ var (
 	// ErrOffsetOutOfRange is OffsetOutOfRangeException (OFFSET_OUT_OF_RANGE).
 	ErrOffsetOutOfRange = errors.New("offset out of range")
 	// ErrCorruptRecord is CorruptRecordException (CORRUPT_MESSAGE): bad CRC, truncated entry.
-	ErrCorruptRecord = errors.New("corrupt record")
+	// It is the same sentinel as record.ErrCorruptRecord, so errors from the record layer match.
+	ErrCorruptRecord = record.ErrCorruptRecord
 	// ErrInvalidMessage is kafka.message.InvalidMessageException (CORRUPT_MESSAGE): a compacted topic
 	// message without a key, or a compressed inner message.
 	ErrInvalidMessage = errors.New("invalid message")
 	// ErrInvalidTimestamp is InvalidTimestampException (INVALID_TIMESTAMP).
 	ErrInvalidTimestamp = errors.New("invalid timestamp")
 	// ErrRecordTooLarge is RecordTooLargeException (MESSAGE_TOO_LARGE).
-	ErrRecordTooLarge = errors.New("record too large")
+	// It is the same sentinel as record.ErrRecordTooLarge.
+	ErrRecordTooLarge = record.ErrRecordTooLarge
 	// ErrRecordBatchTooLarge is RecordBatchTooLargeException (RECORD_LIST_TOO_LARGE).
 	ErrRecordBatchTooLarge = errors.New("record batch too large")
 	// ErrUnsupportedForMessageFormat is UnsupportedForMessageFormatException

@@ -16,9 +16,10 @@ import (
 type MockScheduler struct {
 	time common.Time
 
-	mu    sync.Mutex
-	seq   int
-	tasks []*mockTask
+	mu      sync.Mutex
+	seq     int
+	tasks   []*mockTask
+	ticking bool
 }
 
 type mockTask struct {
@@ -64,7 +65,24 @@ func (s *MockScheduler) Schedule(name string, fn func(), delay, period time.Dura
 
 // Tick runs, in time order, every task due at the clock's current time; periodic tasks
 // are re-queued at their next time (and run again if that is also due).
+//
+// Go difference: a Tick (or Schedule) issued while a tick is already running does not run
+// tasks itself; the running tick picks the new due tasks up after the current task returns.
+// Kafka's MockScheduler nests (its monitor is reentrant), but with Go's non-reentrant mutexes
+// a nested run could re-enter a lock the scheduling task holds.
 func (s *MockScheduler) Tick() {
+	s.mu.Lock()
+	if s.ticking {
+		s.mu.Unlock()
+		return
+	}
+	s.ticking = true
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.ticking = false
+		s.mu.Unlock()
+	}()
 	for {
 		s.mu.Lock()
 		now := s.time.Milliseconds()

@@ -96,3 +96,26 @@ func TestFileLockExclusive(t *testing.T) {
 		t.Fatal("TryLock after Destroy should fail")
 	}
 }
+
+func TestMockSchedulerNestedScheduleDoesNotReenter(t *testing.T) {
+	tm := common.NewMockTime(0)
+	s := NewMockScheduler(tm)
+	var order []string
+	inTask := false
+	s.Schedule("outer", func() {
+		inTask = true
+		s.Schedule("inner", func() {
+			if inTask {
+				t.Error("inner task ran inside the outer one")
+			}
+			order = append(order, "inner")
+		}, 0, 0)
+		order = append(order, "outer")
+		inTask = false
+	}, time.Millisecond, 0)
+	tm.Advance(time.Millisecond)
+	s.Tick()
+	if len(order) != 2 || order[0] != "outer" || order[1] != "inner" {
+		t.Fatalf("order %v", order)
+	}
+}

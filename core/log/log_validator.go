@@ -1,0 +1,253 @@
+package log
+
+import (
+	"fmt"
+
+	"github.com/zkafka/zkafka/clients/record"
+)
+
+// ValidationAndOffsetAssignResult is what LogValidator hands back to Log.append: the records to
+// write (the input rewritten in place, or a new buffer), the max timestamp and the shallow offset
+// carrying it (for the time index), and whether message sizes may have changed (conversion or
+// re-compression), in which case Log re-checks max.message.bytes.
+//
+// Kafka 0.10.2: kafka.log.LogValidator.ValidationAndOffsetAssignResult
+type ValidationAndOffsetAssignResult struct {
+	ValidatedRecords            *record.MemoryRecords
+	MaxTimestamp                int64
+	ShallowOffsetOfMaxTimestamp int64
+	MessageSizeMaybeChanged     bool
+}
+
+// LogValidator validates a leader's incoming message set and assigns its offsets. Offsets come from
+// *offsetCounter (the log end offset), which is advanced past the assigned offsets.
+//
+// Three paths, as in Kafka:
+//   - nothing compressed and every message already has the topic's magic: offsets (and for
+//     LogAppendTime the timestamps) are rewritten in the caller's buffer;
+//   - nothing compressed but some magic differs: every message is converted into a new buffer;
+//   - something compressed (source or target): inner messages are checked one by one and either the
+//     single wrapper is updated in place (same codec, magic 1, inner offsets exactly 0..n-1, no
+//     conversion) or all inner messages are re-compressed into one new wrapper.
+//
+// Go difference: Kafka's object LogValidator re-scans the set to check the shallow magics; Log
+// passes what its own shallow scan saw (knownShallowMagics, bit m set for magic m) so the leader
+// append path walks the set once less. The zero value scans, as Kafka does.
+//
+// Kafka 0.10.2: kafka.log.LogValidator
+type LogValidator struct {
+	knownShallowMagics uint8
+}
+
+// ValidateMessagesAndAssignOffsets is LogValidator.validateMessagesAndAssignOffsets.
+func (v LogValidator) ValidateMessagesAndAssignOffsets(records *record.MemoryRecords, offsetCounter *int64, now int64,
+	sourceCodec, targetCodec record.CompressionType, compactedTopic bool, messageFormatVersion int8,
+	messageTimestampType record.TimestampType, messageTimestampDiffMaxMs int64) (ValidationAndOffsetAssignResult, error) {
+	if sourceCodec == record.NONE && targetCodec == record.NONE {
+		var matching bool
+		if v.knownShallowMagics != 0 {
+			matching = v.knownShallowMagics == 1<<messageFormatVersion
+		} else {
+			var err error
+			if matching, err = hasMatchingShallowMagic(records, messageFormatVersion); err != nil {
+				return ValidationAndOffsetAssignResult{}, err
+			}
+		}
+		if !matching {
+			return convertAndAssignOffsetsNonCompressed(records, offsetCounter, compactedTopic, now,
+				messageTimestampType, messageTimestampDiffMaxMs, messageFormatVersion)
+		}
+		return assignOffsetsNonCompressed(records, offsetCounter, now, compactedTopic, messageTimestampType,
+			messageTimestampDiffMaxMs)
+	}
+	return validateMessagesAndAssignOffsetsCompressed(records, offsetCounter, now, sourceCodec, targetCodec,
+		compactedTopic, messageFormatVersion, messageTimestampType, messageTimestampDiffMaxMs)
+}
+
+func hasMatchingShallowMagic(records *record.MemoryRecords, magic int8) (bool, error) {
+	for e, err := range records.ShallowEntries() {
+		if err != nil {
+			return false, err
+		}
+		if e.Magic() != magic {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+func convertAndAssignOffsetsNonCompressed(records *record.MemoryRecords, offsetCounter *int64, compactedTopic bool,
+	now int64, timestampType record.TimestampType, diffMaxMs int64, toMagic int8) (ValidationAndOffsetAssignResult, error) {
+	builder := record.NewMemoryRecordsBuilder(toMagic, record.NONE, timestampType, *offsetCounter, now, 0)
+	for e, err := range records.ShallowEntries() {
+		if err != nil {
+			return ValidationAndOffsetAssignResult{}, err
+		}
+		if err := validateKey(e.Record, compactedTopic); err != nil {
+			return ValidationAndOffsetAssignResult{}, err
+		}
+		// Unlike the in-place path this checks magic-0 messages too (their -1 timestamp fails a
+		// CreateTime range check unless the range is unbounded), as 0.10.2 does.
+		if err := validateTimestamp(e.Record, now, timestampType, diffMaxMs); err != nil {
+			return ValidationAndOffsetAssignResult{}, err
+		}
+		offset := *offsetCounter
+		*offsetCounter++
+		if err := builder.ConvertAndAppendWithOffset(offset, e.Record); err != nil {
+			return ValidationAndOffsetAssignResult{}, fmt.Errorf("convert message at offset %d: %w", offset, err)
+		}
+	}
+	converted := builder.Build()
+	info := builder.Info()
+	return ValidationAndOffsetAssignResult{ValidatedRecords: converted, MaxTimestamp: info.MaxTimestamp,
+		ShallowOffsetOfMaxTimestamp: info.ShallowOffsetOfMaxTimestamp, MessageSizeMaybeChanged: true}, nil
+}
+
+func assignOffsetsNonCompressed(records *record.MemoryRecords, offsetCounter *int64, now int64, compactedTopic bool,
+	timestampType record.TimestampType, diffMaxMs int64) (ValidationAndOffsetAssignResult, error) {
+	maxTimestamp := record.NoTimestamp
+	offsetOfMaxTimestamp := int64(-1)
+	firstOffset := *offsetCounter
+	for e, err := range records.ShallowEntries() {
+		if err != nil {
+			return ValidationAndOffsetAssignResult{}, err
+		}
+		if err := validateKey(e.Record, compactedTopic); err != nil {
+			return ValidationAndOffsetAssignResult{}, err
+		}
+		offset := *offsetCounter
+		*offsetCounter++
+		e.SetOffset(offset) // writes into the caller's buffer
+		if e.Magic() > record.MagicValueV0 {
+			if err := validateTimestamp(e.Record, now, timestampType, diffMaxMs); err != nil {
+				return ValidationAndOffsetAssignResult{}, err
+			}
+			if timestampType == record.LogAppendTime {
+				if err := e.SetLogAppendTime(now); err != nil {
+					return ValidationAndOffsetAssignResult{}, err
+				}
+			} else if ts := e.Record.Timestamp(); ts > maxTimestamp {
+				maxTimestamp = ts
+				offsetOfMaxTimestamp = offset
+			}
+		}
+	}
+	if timestampType == record.LogAppendTime {
+		maxTimestamp = now
+		offsetOfMaxTimestamp = firstOffset
+	}
+	return ValidationAndOffsetAssignResult{ValidatedRecords: records, MaxTimestamp: maxTimestamp,
+		ShallowOffsetOfMaxTimestamp: offsetOfMaxTimestamp, MessageSizeMaybeChanged: false}, nil
+}
+
+func validateMessagesAndAssignOffsetsCompressed(records *record.MemoryRecords, offsetCounter *int64, now int64,
+	sourceCodec, targetCodec record.CompressionType, compactedTopic bool, magic int8,
+	timestampType record.TimestampType, diffMaxMs int64) (ValidationAndOffsetAssignResult, error) {
+	inPlace := sourceCodec == targetCodec && magic > record.MagicValueV0
+	maxTimestamp := record.NoTimestamp
+	expectedInnerOffset := int64(0)
+	var validated []record.Record
+	for e, err := range records.DeepEntriesEnsureMatchingMagic() {
+		if err != nil {
+			return ValidationAndOffsetAssignResult{}, err
+		}
+		r := e.Record
+		// The inner CRC is checked too (the 0.10.2 branch's KAFKA-8722 fix).
+		if err := r.EnsureValid(); err != nil {
+			return ValidationAndOffsetAssignResult{}, err
+		}
+		if err := validateKey(r, compactedTopic); err != nil {
+			return ValidationAndOffsetAssignResult{}, err
+		}
+		if r.Magic() > record.MagicValueV0 && magic > record.MagicValueV0 {
+			if err := validateTimestamp(r, now, timestampType, diffMaxMs); err != nil {
+				return ValidationAndOffsetAssignResult{}, err
+			}
+			if e.Offset != expectedInnerOffset {
+				inPlace = false
+			}
+			expectedInnerOffset++
+			if ts := r.Timestamp(); ts > maxTimestamp {
+				maxTimestamp = ts
+			}
+		}
+		if sourceCodec != record.NONE && e.IsCompressed() {
+			return ValidationAndOffsetAssignResult{}, fmt.Errorf("compressed outer message holds a compressed inner message %v: %w", r, ErrInvalidMessage)
+		}
+		if r.Magic() != magic {
+			inPlace = false
+		}
+		converted, err := r.Convert(magic)
+		if err != nil {
+			return ValidationAndOffsetAssignResult{}, err
+		}
+		validated = append(validated, converted)
+	}
+
+	if !inPlace {
+		firstOffset := *offsetCounter
+		builderMagic := magic
+		if len(validated) > 0 {
+			builderMagic = validated[0].Magic()
+		}
+		builder := record.NewMemoryRecordsBuilder(builderMagic, targetCodec, timestampType, firstOffset, now, 0)
+		for _, r := range validated {
+			offset := *offsetCounter
+			*offsetCounter++
+			if err := builder.AppendRecordWithOffset(offset, r); err != nil {
+				return ValidationAndOffsetAssignResult{}, fmt.Errorf("re-compress message at offset %d: %w", offset, err)
+			}
+		}
+		built := builder.Build()
+		info := builder.Info()
+		return ValidationAndOffsetAssignResult{ValidatedRecords: built, MaxTimestamp: info.MaxTimestamp,
+			ShallowOffsetOfMaxTimestamp: info.ShallowOffsetOfMaxTimestamp, MessageSizeMaybeChanged: true}, nil
+	}
+
+	// In place: only the first shallow entry (the single wrapper) is rewritten.
+	*offsetCounter += int64(len(validated))
+	offset := *offsetCounter - 1
+	for e, err := range records.ShallowEntries() {
+		if err != nil {
+			return ValidationAndOffsetAssignResult{}, err
+		}
+		e.SetOffset(offset)
+		shallowTimestamp := maxTimestamp
+		if timestampType == record.LogAppendTime {
+			shallowTimestamp = now
+			err = e.SetLogAppendTime(shallowTimestamp)
+		} else {
+			err = e.SetCreateTime(shallowTimestamp)
+		}
+		if err != nil {
+			return ValidationAndOffsetAssignResult{}, err
+		}
+		return ValidationAndOffsetAssignResult{ValidatedRecords: records, MaxTimestamp: shallowTimestamp,
+			ShallowOffsetOfMaxTimestamp: offset, MessageSizeMaybeChanged: false}, nil
+	}
+	return ValidationAndOffsetAssignResult{}, fmt.Errorf("no shallow entry to assign offsets to: %w", ErrCorruptRecord)
+}
+
+func validateKey(r record.Record, compactedTopic bool) error {
+	if compactedTopic && !r.HasKey() {
+		return fmt.Errorf("compacted topic cannot accept message without key: %w", ErrInvalidMessage)
+	}
+	return nil
+}
+
+func validateTimestamp(r record.Record, now int64, timestampType record.TimestampType, diffMaxMs int64) error {
+	if timestampType == record.CreateTime {
+		d := r.Timestamp() - now
+		if d < 0 {
+			d = -d
+		}
+		if d > diffMaxMs {
+			return fmt.Errorf("timestamp %d of message is out of range; it should be within [%d, %d]: %w",
+				r.Timestamp(), now-diffMaxMs, now+diffMaxMs, ErrInvalidTimestamp)
+		}
+	}
+	if r.TimestampType() == record.LogAppendTime {
+		return fmt.Errorf("invalid timestamp type in message %v: producers must not set LogAppendTime: %w", r, ErrInvalidTimestamp)
+	}
+	return nil
+}
