@@ -1,6 +1,7 @@
 package utils
 
 import (
+	"math"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
@@ -117,5 +118,30 @@ func TestMockSchedulerNestedScheduleDoesNotReenter(t *testing.T) {
 	s.Tick()
 	if len(order) != 2 || order[0] != "outer" || order[1] != "inner" {
 		t.Fatalf("order %v", order)
+	}
+}
+
+func TestThrottlerSleepsToDesiredRate(t *testing.T) {
+	tm := common.NewMockTime(0)
+	th := NewThrottler(1000, 100*time.Millisecond, true, tm) // 1000 units/s
+	th.MaybeThrottle(500)                                    // within the first interval: no check
+	if tm.Milliseconds() != 0 {
+		t.Fatal("slept before the check interval")
+	}
+	tm.Advance(200 * time.Millisecond)
+	th.MaybeThrottle(500) // 1000 units in 200 ms = 5000/s: sleep until 1000 ms in total
+	if got := tm.Milliseconds(); got != 1000 {
+		t.Fatalf("clock at %d ms, want 1000", got)
+	}
+	tm.Advance(2 * time.Second)
+	th.MaybeThrottle(10) // far below the rate: no sleep
+	if got := tm.Milliseconds(); got != 3000 {
+		t.Fatalf("clock at %d ms, want 3000", got)
+	}
+	unlimited := NewThrottler(math.MaxFloat64, 0, true, tm)
+	tm.Advance(time.Millisecond)
+	unlimited.MaybeThrottle(1e12)
+	if got := tm.Milliseconds(); got != 3001 {
+		t.Fatal("an unlimited throttler slept")
 	}
 }

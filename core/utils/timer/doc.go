@@ -25,15 +25,18 @@
 //
 //   - Java has java.util.concurrent.DelayQueue; Go has none. DelayQueue here is a small binary
 //     min-heap of buckets keyed by expiration, guarded by a mutex. A blocked poll waits on a
-//     time.Timer for min(timeout, time until the head is due) and on a "wake" channel that Offer
-//     closes when a new bucket becomes the head (sync.Cond cannot wait with a timeout). Close wakes
-//     every poller so a shutdown does not wait out the poll timeout.
+//     time.Timer for min(timeout, time until the head is due) and on a "wake" channel that offer
+//     closes when a new bucket becomes the head (sync.Cond cannot wait with a timeout). close wakes
+//     every poller so a shutdown does not wait out the poll timeout. With a MockTime the waits are
+//     real time for mock differences, so drive a MockTime-based SystemTimer with AdvanceClock(0)
+//     after moving the clock (or use MockTimer).
 //   - Scala's TimerTask is a trait with state and an abstract run(). Here the state is the
 //     TimerTask struct, to embed, and the Timer accepts any Task: a type that embeds TimerTask and
 //     has a Run method.
 //   - Java's intrinsic locks are reentrant; Go's mutexes are not. TimerTaskList.flush and foreach
-//     therefore collect the entries under the list's lock and call the function after releasing
-//     it (the function may cancel a task, which locks the list again).
+//     therefore take the entries out (flush unhooks the whole chain, without allocating) under
+//     the list's lock and call the function after releasing it (the function may cancel a task,
+//     which locks the list again).
 //   - The executor is a small goroutine pool with an unbounded FIFO queue, as
 //     Executors.newFixedThreadPool's queue is unbounded: submit never blocks, which matters
 //     because it is called while the timer's lock is held. A panic in a task is recovered and

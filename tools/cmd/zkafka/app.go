@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,14 @@ import (
 
 	cli "github.com/urfave/cli/v2"
 
+	"github.com/zkafka/zkafka/tools/brokerapiversions"
+	"github.com/zkafka/zkafka/tools/configs"
+	"github.com/zkafka/zkafka/tools/getoffsetshell"
+	"github.com/zkafka/zkafka/tools/preferredelection"
+	"github.com/zkafka/zkafka/tools/reassign"
+	"github.com/zkafka/zkafka/tools/serverstart"
+	"github.com/zkafka/zkafka/tools/topics"
+	"github.com/zkafka/zkafka/tools/zkshell"
 	"github.com/zkafka/zkafka/tools/zookeeperserver"
 )
 
@@ -25,8 +34,24 @@ func commands() map[string]func(args []string, stdout, stderr io.Writer) int {
 	return map[string]func([]string, io.Writer, io.Writer) int{
 		"zookeeper-server-start": zookeeperserver.Start,
 		"zookeeper-server-stop":  zookeeperserver.Stop,
-		"zookeeper-shell":        zookeeperShell,
-		"dump-log-segments":      dumpLogSegments,
+		"zookeeper-shell": func(args []string, stdout, stderr io.Writer) int {
+			return zkshell.RunWithInput(context.Background(), args, os.Stdin, stdout, stderr)
+		},
+		"topics":                     adminTool(topics.Run),
+		"reassign-partitions":        adminTool(reassign.Run),
+		"preferred-replica-election": adminTool(preferredelection.Run),
+		"configs":                    adminTool(configs.Run),
+		"broker-api-versions":        adminTool(brokerapiversions.Run),
+		"get-offset-shell":           adminTool(getoffsetshell.Run),
+		"dump-log-segments":          dumpLogSegments,
+		"server-start":               serverstart.Run,
+	}
+}
+
+// adminTool adapts an admin tool's Run (issue 7) to the commands() signature.
+func adminTool(run func(context.Context, []string, io.Writer, io.Writer) int) func([]string, io.Writer, io.Writer) int {
+	return func(args []string, stdout, stderr io.Writer) int {
+		return run(context.Background(), args, stdout, stderr)
 	}
 }
 

@@ -1,0 +1,5 @@
+//go:build race
+
+package purgatory
+
+const raceEnabled = true
