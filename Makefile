@@ -23,11 +23,24 @@ check-generate: ## the checked-in generated code matches the generator
 
 unit: ## every package's tests (real ZooKeeper for zk/*), plus the race detector where goroutines race by design
 	$(GO) test -count=1 -timeout 20m $(PKGS)
-	$(GO) test -count=1 -race -timeout 10m ./core/utils/timer/... ./core/server/purgatory/... ./zk/zkclient/...
+	$(GO) test -count=1 -race -timeout 10m ./core/utils/timer/... ./core/server/purgatory/... ./zk/zkclient/... ./clients/record/... ./core/network/...
+
+# Decoders of untrusted bytes (requests, message sets, znode JSON, index and checkpoint files).
+FUZZ_TARGETS = \
+	clients/protocol:FuzzParseRequest:$(FUZZTIME) \
+	clients/protocol:FuzzReadFrom:$(FUZZTIME) \
+	clients/record:FuzzMemoryRecordsDeep:$(FUZZTIME) \
+	clients/protocol:FuzzConsumerProtocol:5s \
+	zk/zkutils:FuzzDecoders:5s \
+	core/log:FuzzIndexFiles:5s \
+	core/log:FuzzParseOffsetCheckpoint:5s
 
 fuzz: ## each decoder's fuzz target for a bounded time
-	$(GO) test -run=NONE -fuzz='^FuzzParseRequest$$' -fuzztime=$(FUZZTIME) ./clients/protocol/
-	$(GO) test -run=NONE -fuzz='^FuzzMemoryRecordsDeep$$' -fuzztime=$(FUZZTIME) ./clients/record/
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	  pkg=$${t%%:*}; rest=$${t#*:}; name=$${rest%%:*}; dur=$${rest#*:}; \
+	  echo "fuzz $$pkg $$name $$dur"; \
+	  $(GO) test -run=NONE -fuzz="^$$name\$$" -fuzztime=$$dur ./$$pkg/; \
+	done
 
 test: lint build unit fuzz ## everything CI runs
 
