@@ -1,6 +1,9 @@
 package log
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // CleanerConfig configures the log cleaner (compaction) threads.
 //
@@ -20,7 +23,8 @@ type CleanerConfig struct {
 	IOBufferSize int
 	// MaxMessageSize bounds how far the I/O buffers may grow (message.max.bytes).
 	MaxMessageSize int
-	// MaxIOBytesPerSecond is log.cleaner.io.max.bytes.per.second (<= 0 or +Inf: unthrottled).
+	// MaxIOBytesPerSecond is log.cleaner.io.max.bytes.per.second (Kafka's default Double.MaxValue,
+	// like <= 0 or +Inf, means unthrottled).
 	MaxIOBytesPerSecond float64
 	// BackOff is log.cleaner.backoff.ms: the sleep when no log needs cleaning.
 	BackOff time.Duration
@@ -38,6 +42,7 @@ func NewCleanerConfig() CleanerConfig {
 		DedupeBufferLoadFactor: 0.9,
 		IOBufferSize:           1024 * 1024,
 		MaxMessageSize:         32 * 1024 * 1024,
+		MaxIOBytesPerSecond:    math.MaxFloat64,
 		BackOff:                15 * time.Second,
 		EnableCleaner:          true,
 		HashAlgorithm:          "MD5",

@@ -31,7 +31,8 @@ func (l *Log) Append(records *record.MemoryRecords, assignOffsets bool) (LogAppe
 		offset := l.LogEndOffset()
 		info.FirstOffset = offset
 		now := l.time.Milliseconds()
-		v := LogValidator{knownShallowMagics: info.shallowMagics}
+		// valid holds only whole entries that analyzeAndValidateRecords has checked.
+		v := LogValidator{knownShallowMagics: info.shallowMagics, shallowChecked: true}
 		res, err := v.ValidateMessagesAndAssignOffsets(valid, &offset, now, info.SourceCodec, info.TargetCodec,
 			c.Compact, c.MessageFormatMagic, c.MessageTimestampType, c.MessageTimestampDifferenceMaxMs)
 		if err != nil {
@@ -82,7 +83,23 @@ func (l *Log) Append(records *record.MemoryRecords, assignOffsets bool) (LogAppe
 
 // analyzeAndValidateRecords is the shallow pass before the lock: sizes, CRCs, offsets monotonic,
 // the producer's codec, and the number of valid bytes.
+//
+// Go difference: the pass first runs as MemoryRecords.ScanShallow, a single loop over the bytes
+// that builds nothing per message. Only when that loop meets a bad entry does the iterator walk
+// below run, to return exactly the error Kafka's walk would.
 func (l *Log) analyzeAndValidateRecords(records *record.MemoryRecords, c *LogConfig) (LogAppendInfo, error) {
+	if s, ok := records.ScanShallow(c.MaxMessageSize); ok {
+		return LogAppendInfo{FirstOffset: s.FirstOffset, LastOffset: s.LastOffset, MaxTimestamp: s.MaxTimestamp,
+			OffsetOfMaxTimestamp: s.OffsetOfMaxTimestamp, LogAppendTime: record.NoTimestamp, SourceCodec: s.Codec,
+			TargetCodec: targetCompressionCodec(c.CompressionType, s.Codec), ShallowCount: s.Count,
+			ValidBytes: s.ValidBytes, OffsetsMonotonic: s.OffsetsMonotonic, shallowMagics: s.Magics}, nil
+	}
+	return analyzeAndValidateRecordsSlow(records, c)
+}
+
+// analyzeAndValidateRecordsSlow is the same pass over the iterator, which reports the first bad
+// entry with its position.
+func analyzeAndValidateRecordsSlow(records *record.MemoryRecords, c *LogConfig) (LogAppendInfo, error) {
 	shallowCount := 0
 	validBytes := 0
 	firstOffset, lastOffset := int64(-1), int64(-1)

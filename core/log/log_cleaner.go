@@ -11,6 +11,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/zkafka/zkafka/clients/common"
+	"github.com/zkafka/zkafka/core/utils"
 )
 
 // LogCleaner runs the cleaner threads that compact logs with cleanup.policy=compact.
@@ -28,7 +29,12 @@ type LogCleaner struct {
 	time    common.Time
 	logger  *logrus.Entry
 	threads []*cleanerThread
+	// throttler limits the I/O of all cleaner threads together (checked every 300 ms).
+	throttler *utils.Throttler
 }
+
+// cleanerThrottleCheckInterval is how often the cleaner's I/O rate is checked.
+const cleanerThrottleCheckInterval = 300 * time.Millisecond
 
 // NewLogCleaner builds the cleaner over the logs of logDirs (shared with the LogManager).
 func NewLogCleaner(config CleanerConfig, logDirs []string, logs *logPool, time common.Time, logger *logrus.Entry) (*LogCleaner, error) {
@@ -37,7 +43,8 @@ func NewLogCleaner(config CleanerConfig, logDirs []string, logs *logPool, time c
 	if err != nil {
 		return nil, err
 	}
-	lc := &LogCleaner{config: config, manager: manager, time: time, logger: logger}
+	lc := &LogCleaner{config: config, manager: manager, time: time, logger: logger,
+		throttler: utils.NewThrottler(config.MaxIOBytesPerSecond, cleanerThrottleCheckInterval, true, time)}
 	for i := 0; i < config.NumThreads; i++ {
 		t, err := lc.newCleanerThread(i)
 		if err != nil {
@@ -174,6 +181,7 @@ func (lc *LogCleaner) newCleanerThread(id int) (*cleanerThread, error) {
 	if err != nil {
 		return nil, err
 	}
+	t.cleaner.throttler = lc.throttler
 	return t, nil
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/zkafka/zkafka/clients/common"
 	"github.com/zkafka/zkafka/clients/record"
+	"github.com/zkafka/zkafka/core/utils"
 )
 
 // ErrThreadShutdown is Kafka's ThreadShutdownException: the cleaner thread is stopping and
@@ -44,8 +45,8 @@ func (s *CleanerStats) ElapsedIndexSecs() float64 {
 // section, then rewrites the segments up to the map's end keeping only each key's latest
 // message (and tombstones younger than delete.retention.ms).
 //
-// Kafka 0.10.2: kafka.log.Cleaner. The I/O throttler (log.cleaner.io.max.bytes.per.second) is
-// not ported yet: cleaning runs unthrottled.
+// Kafka 0.10.2: kafka.log.Cleaner. Reads and writes go through the LogCleaner's shared
+// throttler (log.cleaner.io.max.bytes.per.second); a Cleaner built alone is unthrottled.
 type Cleaner struct {
 	id                  int
 	offsetMap           OffsetMap
@@ -55,6 +56,7 @@ type Cleaner struct {
 	time                common.Time
 	checkDone           func(common.TopicPartition) error
 	logger              *logrus.Entry
+	throttler           *utils.Throttler
 
 	readBuffer  []byte
 	writeBuffer []byte
@@ -215,6 +217,7 @@ func (c *Cleaner) cleanInto(tp common.TopicPartition, source, dest *LogSegment, 
 		if err != nil {
 			return fmt.Errorf("%w: %w", ErrKafkaStorage, err)
 		}
+		c.throttler.MaybeThrottle(float64(n))
 		result, err := filterTo(c.readBuffer[:n], retain, c.writeBuffer[:0])
 		if err != nil {
 			return err
@@ -238,6 +241,7 @@ func (c *Cleaner) cleanInto(tp common.TopicPartition, source, dest *LogSegment, 
 			if err := dest.Append(firstOffset, result.maxOffset, result.maxTimestamp, result.shallowOffsetOfMaxTimestamp, retained); err != nil {
 				return err
 			}
+			c.throttler.MaybeThrottle(float64(len(result.output)))
 		}
 		if n > 0 && result.messagesRead == 0 {
 			if err := c.growBuffers(maxLogMessageSize); err != nil {
@@ -372,6 +376,7 @@ func (c *Cleaner) buildOffsetMapForSegment(tp common.TopicPartition, segment *Lo
 			return false, fmt.Errorf("%w: %w", ErrKafkaStorage, err)
 		}
 		records := record.NewMemoryRecords(c.readBuffer[:n])
+		c.throttler.MaybeThrottle(float64(n))
 		startPosition := position
 		for e, err := range records.DeepEntries() {
 			if err != nil {

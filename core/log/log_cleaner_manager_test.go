@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/zkafka/zkafka/clients/common"
+	"github.com/zkafka/zkafka/core/utils"
 )
 
 var lcmTP = common.TopicPartition{Topic: "log", Partition: 0}
@@ -320,5 +321,21 @@ func TestLogManagerCompactsWithCleanerThread(t *testing.T) {
 	}
 	if s, busy := m.Cleaner.Manager().State(tp); busy && s != LogCleaningInProgress {
 		t.Fatalf("cleaning left in state %v", s)
+	}
+}
+
+// TestCleanerThrottlesIO checks that the cleaner's reads and writes go through the throttler
+// (log.cleaner.io.max.bytes.per.second): at 10 kB/s, cleaning a few kB must sleep.
+func TestCleanerThrottlesIO(t *testing.T) {
+	e := newCleanerEnv(t)
+	l := e.makeLog(e.config(nil))
+	fillUntilSegments(t, l, 3)
+	cleaner := e.makeCleaner(1000, nil, 0)
+	cleaner.throttler = utils.NewThrottler(10000, 0, true, e.time)
+	e.time.Advance(time.Millisecond)
+	before := e.time.Milliseconds()
+	mustClean(t, cleaner, l, 0, l.ActiveSegment().BaseOffset())
+	if slept := e.time.Milliseconds() - before; slept < 50 {
+		t.Fatalf("throttled cleaning slept only %d ms", slept)
 	}
 }

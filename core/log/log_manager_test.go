@@ -364,6 +364,9 @@ func TestLogManagerRecoveryDirectoryMappingWithRelativeDirectory(t *testing.T) {
 
 // crash abandons m as a killed broker would: no flush, no checkpoint, no clean-shutdown marker.
 func crash(m *LogManager) {
+	m.shutdownMu.Lock()
+	m.shutDown = true // a later Shutdown (test cleanup) must not write anything
+	m.shutdownMu.Unlock()
 	m.closeAllLogs()
 	m.unlockLogDirs()
 }
@@ -530,6 +533,28 @@ func TestLogManagerAsyncDelete(t *testing.T) {
 	e.advance(InitialTaskDelay.Milliseconds())
 	if _, err := os.Stat(filepath.Join(dir, renamed)); !os.IsNotExist(err) {
 		t.Fatal("kafka-delete-logs did not remove the directory")
+	}
+
+	// A deletion interrupted by a crash is finished after the restart.
+	l, err = m.CreateLog(tp, lmConfig(t, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.AsyncDelete(tp); err != nil {
+		t.Fatal(err)
+	}
+	crash(m)
+	e2 := newLMEnv(t)
+	m2 := e2.startup(e2.mustCreate([]string{dir}, lmConfig(t, nil)))
+	if m2.GetLog(tp) != nil {
+		t.Fatal("a -delete directory was loaded as a live log")
+	}
+	e2.advance(InitialTaskDelay.Milliseconds())
+	entries, _ = os.ReadDir(dir)
+	for _, de := range entries {
+		if strings.HasSuffix(de.Name(), DeleteDirSuffix) {
+			t.Fatalf("%s survived the restart", de.Name())
+		}
 	}
 }
 

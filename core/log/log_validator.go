@@ -1,6 +1,7 @@
 package log
 
 import (
+	"encoding/binary"
 	"fmt"
 
 	"github.com/zkafka/zkafka/clients/record"
@@ -30,13 +31,17 @@ type ValidationAndOffsetAssignResult struct {
 //     single wrapper is updated in place (same codec, magic 1, inner offsets exactly 0..n-1, no
 //     conversion) or all inner messages are re-compressed into one new wrapper.
 //
-// Go difference: Kafka's object LogValidator re-scans the set to check the shallow magics; Log
+// Go differences: Kafka's object LogValidator re-scans the set to check the shallow magics; Log
 // passes what its own shallow scan saw (knownShallowMagics, bit m set for magic m) so the leader
-// append path walks the set once less. The zero value scans, as Kafka does.
+// append path walks the set once less. And when Log says its scan has already checked every entry
+// of the set (shallowChecked), the in-place path hops from header to header over the bytes instead
+// of building a LogEntry per message; the checks and writes per message, and their order, are the
+// same. The zero value scans and iterates, as Kafka does.
 //
 // Kafka 0.10.2: kafka.log.LogValidator
 type LogValidator struct {
 	knownShallowMagics uint8
+	shallowChecked     bool
 }
 
 // ValidateMessagesAndAssignOffsets is LogValidator.validateMessagesAndAssignOffsets.
@@ -56,6 +61,10 @@ func (v LogValidator) ValidateMessagesAndAssignOffsets(records *record.MemoryRec
 		if !matching {
 			return convertAndAssignOffsetsNonCompressed(records, offsetCounter, compactedTopic, now,
 				messageTimestampType, messageTimestampDiffMaxMs, messageFormatVersion)
+		}
+		if v.shallowChecked {
+			return assignOffsetsNonCompressedChecked(records, offsetCounter, now, compactedTopic,
+				messageTimestampType, messageTimestampDiffMaxMs)
 		}
 		return assignOffsetsNonCompressed(records, offsetCounter, now, compactedTopic, messageTimestampType,
 			messageTimestampDiffMaxMs)
@@ -138,6 +147,91 @@ func assignOffsetsNonCompressed(records *record.MemoryRecords, offsetCounter *in
 	}
 	return ValidationAndOffsetAssignResult{ValidatedRecords: records, MaxTimestamp: maxTimestamp,
 		ShallowOffsetOfMaxTimestamp: offsetOfMaxTimestamp, MessageSizeMaybeChanged: false}, nil
+}
+
+// assignOffsetsNonCompressedChecked is assignOffsetsNonCompressed for a set made only of whole
+// entries that have passed the shallow checks (sizes, structure, CRC), so the entry boundaries can
+// be read straight from the size fields and the fields straight from the bytes. Per message it does
+// what the iterator version does, in the same order: key check, offset written into the header,
+// then for magic >= 1 the timestamp check and either the log append time (with a new CRC) or the
+// max-timestamp bookkeeping. The checks are done inline on the raw fields; only a message that
+// fails one goes through validateKey / validateTimestamp, which build the error. An error leaves
+// the buffer exactly as the iterator version would.
+func assignOffsetsNonCompressedChecked(records *record.MemoryRecords, offsetCounter *int64, now int64,
+	compactedTopic bool, timestampType record.TimestampType, diffMaxMs int64) (ValidationAndOffsetAssignResult, error) {
+	const (
+		magicAt = record.LogOverhead + record.MagicOffset      // from the start of the entry
+		attrsAt = record.LogOverhead + record.AttributesOffset // v1 timestamp follows the attributes
+		tsAt    = record.LogOverhead + record.TimestampOffset
+		keyV0At = record.LogOverhead + record.KeySizeOffsetV0
+		keyV1At = record.LogOverhead + record.KeySizeOffsetV1
+	)
+	buf := records.Bytes()
+	maxTimestamp := record.NoTimestamp
+	offsetOfMaxTimestamp := int64(-1)
+	firstOffset := *offsetCounter
+	checkCreateTime := timestampType == record.CreateTime
+	for pos := 0; len(buf)-pos >= record.LogOverhead; {
+		size := int(int32(binary.BigEndian.Uint32(buf[pos+record.SizeOffset:])))
+		if size < record.RecordOverheadV0 || size > len(buf)-pos-record.LogOverhead {
+			return ValidationAndOffsetAssignResult{}, errUncheckedEntry(pos)
+		}
+		end := pos + record.LogOverhead + size
+		entry := buf[pos:end:end]
+		magic := int8(entry[magicAt])
+		if magic > record.MagicValueV0 && size < record.RecordOverheadV1 {
+			return ValidationAndOffsetAssignResult{}, errUncheckedEntry(pos)
+		}
+		if compactedTopic {
+			keyAt := keyV1At
+			if magic == record.MagicValueV0 {
+				keyAt = keyV0At
+			}
+			if int32(binary.BigEndian.Uint32(entry[keyAt:])) < 0 {
+				if err := validateKey(record.NewRecordFromBytes(entry[record.LogOverhead:]), true); err != nil {
+					return ValidationAndOffsetAssignResult{}, err
+				}
+			}
+		}
+		offset := *offsetCounter
+		*offsetCounter++
+		binary.BigEndian.PutUint64(entry[record.OffsetOffset:], uint64(offset))
+		if magic > record.MagicValueV0 {
+			ts := int64(binary.BigEndian.Uint64(entry[tsAt:]))
+			d := ts - now
+			if d < 0 {
+				d = -d
+			}
+			if (checkCreateTime && d > diffMaxMs) || entry[attrsAt]&byte(record.TimestampTypeMask) != 0 {
+				r := record.NewRecordFromBytes(entry[record.LogOverhead:])
+				if err := validateTimestamp(r, now, timestampType, diffMaxMs); err != nil {
+					return ValidationAndOffsetAssignResult{}, err
+				}
+			}
+			if timestampType == record.LogAppendTime {
+				e := record.NewLogEntry(offset, record.NewRecordFromBytes(entry[record.LogOverhead:]))
+				if err := e.SetLogAppendTime(now); err != nil {
+					return ValidationAndOffsetAssignResult{}, err
+				}
+			} else if ts > maxTimestamp {
+				maxTimestamp = ts
+				offsetOfMaxTimestamp = offset
+			}
+		}
+		pos = end
+	}
+	if timestampType == record.LogAppendTime {
+		maxTimestamp = now
+		offsetOfMaxTimestamp = firstOffset
+	}
+	return ValidationAndOffsetAssignResult{ValidatedRecords: records, MaxTimestamp: maxTimestamp,
+		ShallowOffsetOfMaxTimestamp: offsetOfMaxTimestamp, MessageSizeMaybeChanged: false}, nil
+}
+
+// errUncheckedEntry reports an entry that the shallow checks would have refused: the caller of
+// assignOffsetsNonCompressedChecked broke its promise. The bytes are refused, never guessed at.
+func errUncheckedEntry(pos int) error {
+	return fmt.Errorf("entry at position %d was not checked before offset assignment: %w", pos, ErrCorruptRecord)
 }
 
 func validateMessagesAndAssignOffsetsCompressed(records *record.MemoryRecords, offsetCounter *int64, now int64,

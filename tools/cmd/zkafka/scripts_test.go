@@ -70,3 +70,13 @@ func TestRunClassUnknownClass(t *testing.T) {
 		t.Fatalf("code=%d stderr=%q", code, errb.String())
 	}
 }
+
+// TestDumpLogSegmentsThroughRunClass: the book's command line reaches DumpLogSegments, and a
+// usage error prints Kafka's message and exits 1.
+func TestDumpLogSegmentsThroughRunClass(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := run([]string{"zkafka", "run-class", "kafka.tools.DumpLogSegments", "--print-data-log"}, &out, &errb)
+	if code != 1 || !strings.HasPrefix(errb.String(), "Missing required argument \"[files]\"\n") {
+		t.Fatalf("code=%d stderr=%q", code, errb.String())
+	}
+}

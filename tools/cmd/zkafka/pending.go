@@ -1,5 +1,0 @@
-package main
-
-import "io"
-
-func dumpLogSegments(args []string, stdout, stderr io.Writer) int { return 1 }
