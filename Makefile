@@ -4,7 +4,7 @@ PKGS      ?= ./...
 FUZZTIME  ?= 15s
 DATA      ?= $(CURDIR)/data
 
-.PHONY: deps all build test unit fuzz lint run zk-up zk-down bench clean generate check-generate
+.PHONY: systemtest bench-broker deps all build test unit fuzz lint run zk-up zk-down bench clean generate check-generate
 
 all: build
 
@@ -22,7 +22,7 @@ check-generate: ## the checked-in generated code matches the generator
 	@$(GO) generate ./clients/protocol/... && git diff --exit-code -- clients/protocol || (echo "generated code is stale: run make generate"; exit 1)
 
 unit: ## every package's tests (real ZooKeeper for zk/*), plus the race detector where goroutines race by design
-	$(GO) test -count=1 -timeout 20m $(PKGS)
+	ZKAFKA_BIN=$(CURDIR)/bin/zkafka $(GO) test -count=1 -timeout 20m $(PKGS)
 	$(GO) test -count=1 -race -timeout 10m ./core/utils/timer/... ./core/server/purgatory/... ./zk/zkclient/... ./clients/record/... ./core/network/...
 
 # Decoders of untrusted bytes (requests, message sets, znode JSON, index and checkpoint files).
@@ -60,6 +60,12 @@ zk-up: build $(DATA)/zookeeper.properties ## ZooKeeper in the background (pid in
 
 zk-down: ## stop what zk-up started
 	-kill $$(cat $(DATA)/zookeeper.pid) 2>/dev/null; rm -f $(DATA)/zookeeper.pid
+
+systemtest: build ## every systemtests scenario incl. the full 1,000,000-message codec x client matrix
+	ZKAFKA_LONG=1 ZKAFKA_BIN=$(CURDIR)/bin/zkafka $(GO) test -count=1 -timeout 60m -v ./systemtests/
+
+bench-broker: build ## zkafka vs kfake (in-memory Go Kafka), sarama + kcat clients, A/B interleaved, 5 runs each
+	$(GO) run ./systemtests/cmd/benchbroker -zkafka $(CURDIR)/bin/zkafka -runs 5
 
 clean:
 	rm -f bin/zkafka

@@ -13,6 +13,7 @@ import (
 
 	"github.com/zkafka/zkafka/tools/brokerapiversions"
 	"github.com/zkafka/zkafka/tools/configs"
+	"github.com/zkafka/zkafka/tools/consumergroups"
 	"github.com/zkafka/zkafka/tools/dumplogsegments"
 	"github.com/zkafka/zkafka/tools/getoffsetshell"
 	"github.com/zkafka/zkafka/tools/preferredelection"
@@ -44,6 +45,7 @@ func commands() map[string]func(args []string, stdout, stderr io.Writer) int {
 		"configs":                    adminTool(configs.Run),
 		"broker-api-versions":        adminTool(brokerapiversions.Run),
 		"get-offset-shell":           adminTool(getoffsetshell.Run),
+		"consumer-groups":            adminTool(consumergroups.Run),
 		"dump-log-segments":          dumplogsegments.Main,
 		"server-start":               serverstart.Run,
 	}

@@ -32,7 +32,7 @@ var scriptTable = []Script{
 	{"kafka-configs.sh", "configs", "kafka.admin.ConfigCommand", Done, 7},
 	{"kafka-console-consumer.sh", "console-consumer", "kafka.tools.ConsoleConsumer", Later, 0},
 	{"kafka-console-producer.sh", "console-producer", "kafka.tools.ConsoleProducer", Later, 0},
-	{"kafka-consumer-groups.sh", "consumer-groups", "kafka.admin.ConsumerGroupCommand", Later, 8},
+	{"kafka-consumer-groups.sh", "consumer-groups", "kafka.admin.ConsumerGroupCommand", Done, 8},
 	{"kafka-consumer-offset-checker.sh", "consumer-offset-checker", "kafka.tools.ConsumerOffsetChecker", Later, 0},
 	{"kafka-consumer-perf-test.sh", "consumer-perf-test", "kafka.tools.ConsumerPerformance", Later, 0},
 	{"kafka-mirror-maker.sh", "mirror-maker", "kafka.tools.MirrorMaker", Later, 0},

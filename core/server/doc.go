@@ -1,0 +1,51 @@
+// Package server is the broker: KafkaServer starts and stops the components, KafkaApis answers
+// every request, ReplicaManager owns the hosted partitions (appends, fetches, high watermarks),
+// MetadataCache serves Metadata from what the controller sent, and DelayedProduce/DelayedFetch
+// wait in the purgatories for acks and bytes.
+//
+// Kafka 0.10.2: kafka.server (core/src/main/scala/kafka/server), minus the classes moved to the
+// leaves config, brokerstate, purgatory and fetcher and to core/log and core/cluster (layout.md
+// B.4).
+//
+// Bookmap: 《Apache Kafka源码剖析》 §4.1 (KafkaServer), §4.2 (KafkaRequestHandler, KafkaApis),
+// §4.4 (DelayedProduce, DelayedFetch), §4.5 (ReplicaManager, HW checkpoint), §4.7
+// (MetadataCache); 《Kafka技术内幕》 ch.6.2-6.3; 001 §4.1-4.5.
+//
+// # Startup and shutdown (0.10.2's order)
+//
+// Startup: BrokerState Starting; scheduler; ZooKeeper (chroot created first through a
+// connection without it, then the common paths); /cluster/id; LogManager (per-topic configs
+// from /config/topics, recovery unless .kafka_cleanshutdown); broker id (broker.id,
+// meta.properties, or /brokers/seqid); SocketServer; ReplicaManager; [controller, coordinator:
+// the Controller and GroupCoordinator seams, issues 6 and 7]; KafkaApis and the request handler
+// pool; KafkaHealthcheck (/brokers/ids/<id>, v4 JSON, bound port for port 0); meta.properties;
+// RunningAsBroker.
+//
+// Shutdown: [controlled shutdown: needs the controller]; BrokerShuttingDown; health check
+// listener; SocketServer; handlers; scheduler; ReplicaManager (last HW checkpoint);
+// LogManager (.kafka_cleanshutdown); ZooKeeper (the ephemeral registration goes); NotRunning.
+//
+// # Requests
+//
+// KafkaApis.Handle dispatches keys 0-20. A handler returns an error instead of throwing; Handle
+// turns it into GetErrorResponse (the error's code on every partition, topic or group, at the
+// request's version) or, for a produce with acks=0, closes the connection. A panic in a handler
+// is recovered the same way, so a request never takes the broker down. APIs of components that
+// do not exist yet answer as a 0.10.2 broker without them would: group APIs
+// GROUP_COORDINATOR_NOT_AVAILABLE, CreateTopics/DeleteTopics NOT_CONTROLLER, ControlledShutdown
+// STALE_CONTROLLER_EPOCH (KafkaController.shutdownBroker's ControllerMovedException when not
+// active), SaslHandshake on a plaintext listener ILLEGAL_SASL_STATE. OffsetCommit/OffsetFetch v0
+// are served from ZooKeeper, as in 0.10.2.
+//
+// Fetch responses are written at send time by protocol.WriteResponse, which streams each
+// FileRecords slice from its segment with sendfile (core/network's writer exposes the socket's
+// descriptor); nothing of the log is copied into the response buffer.
+//
+// # Lock order
+//
+//	ReplicaManager.replicaStateChangeLock (LeaderAndIsr, StopReplica, UpdateMetadata)
+//	  -> ReplicaManager.partitionsMu
+//	  -> cluster.Partition.leaderIsrUpdateLock -> Partition.replicasMu -> Replica.mu
+//	MetadataCache.mu is a leaf. Purgatory hooks run with no ReplicaManager lock held, and
+//	Partition completes delayed operations only after releasing leaderIsrUpdateLock.
+package server

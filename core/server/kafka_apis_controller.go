@@ -1,0 +1,106 @@
+package server
+
+import (
+	"fmt"
+
+	"github.com/zkafka/zkafka/clients/common"
+	"github.com/zkafka/zkafka/clients/protocol"
+	"github.com/zkafka/zkafka/core/cluster"
+	"github.com/zkafka/zkafka/core/network"
+)
+
+// --- requests from the controller ---
+
+func (a *KafkaApis) handleLeaderAndIsrRequest(req *network.Request) error {
+	lr, ok := req.Body.(*protocol.LeaderAndIsrRequest)
+	if !ok {
+		return fmt.Errorf("%w: unexpected body %T", protocol.ErrInvalidRequest, req.Body)
+	}
+	// The coordinator's immigration/emigration of __consumer_offsets partitions hooks in here
+	// (issue 7); without a coordinator there is nothing to do.
+	onLeadershipChange := func(leaders, followers []*cluster.Partition) {}
+	result, err := a.replicaManager.BecomeLeaderOrFollower(req.Header.CorrelationID, lr, onLeadershipChange)
+	if err != nil {
+		return err
+	}
+	resp := &protocol.LeaderAndIsrResponse{Version: lr.Version, ErrorCode: result.ErrorCode}
+	for _, s := range lr.PartitionStates {
+		tp := common.TopicPartition{Topic: s.Topic, Partition: s.Partition}
+		if code, ok := result.ResponseMap[tp]; ok {
+			resp.Partitions = append(resp.Partitions, protocol.LeaderAndIsrResponsePartitions{Topic: s.Topic, Partition: s.Partition, ErrorCode: code})
+		}
+	}
+	a.sendResponse(req, resp)
+	return nil
+}
+
+func (a *KafkaApis) handleStopReplicaRequest(req *network.Request) error {
+	sr, ok := req.Body.(*protocol.StopReplicaRequest)
+	if !ok {
+		return fmt.Errorf("%w: unexpected body %T", protocol.ErrInvalidRequest, req.Body)
+	}
+	result, code := a.replicaManager.StopReplicas(sr)
+	resp := &protocol.StopReplicaResponse{Version: sr.Version, ErrorCode: code}
+	for _, p := range sr.Partitions {
+		tp := common.TopicPartition{Topic: p.Topic, Partition: p.Partition}
+		if c, ok := result[tp]; ok {
+			resp.Partitions = append(resp.Partitions, protocol.StopReplicaResponsePartitions{Topic: p.Topic, Partition: p.Partition, ErrorCode: c})
+		}
+	}
+	a.sendResponse(req, resp)
+	return nil
+}
+
+func (a *KafkaApis) handleUpdateMetadataRequest(req *network.Request) error {
+	ur, ok := req.Body.(*protocol.UpdateMetadataRequest)
+	if !ok {
+		return fmt.Errorf("%w: unexpected body %T", protocol.ErrInvalidRequest, req.Body)
+	}
+	// Deleted partitions would be handed to the coordinator (issue 7).
+	if _, err := a.replicaManager.MaybeUpdateMetadataCache(req.Header.CorrelationID, ur, a.metadataCache); err != nil {
+		return err
+	}
+	a.sendResponse(req, &protocol.UpdateMetadataResponse{Version: ur.Version})
+	return nil
+}
+
+// handleControlledShutdownRequest: only the active controller can move leaders away; any other
+// broker fails the request the way KafkaController.shutdownBroker does when it is not active
+// (ControllerMovedException, which is STALE_CONTROLLER_EPOCH on the wire).
+func (a *KafkaApis) handleControlledShutdownRequest(req *network.Request) error {
+	if a.controller == nil || !a.controller.IsActive() {
+		return protocol.Errorf(protocol.ErrStaleControllerEpoch, "Controller moved to another broker. Aborting controlled shutdown")
+	}
+	// The controller issue replaces this with KafkaController.shutdownBroker.
+	return protocol.Errorf(protocol.ErrStaleControllerEpoch, "controlled shutdown is not available on this broker yet")
+}
+
+// handleCreateTopicsRequest: a broker that is not the active controller answers NOT_CONTROLLER
+// for every topic (AdminManager arrives with the controller issue).
+func (a *KafkaApis) handleCreateTopicsRequest(req *network.Request) error {
+	cr, ok := req.Body.(*protocol.CreateTopicsRequest)
+	if !ok {
+		return fmt.Errorf("%w: unexpected body %T", protocol.ErrInvalidRequest, req.Body)
+	}
+	resp := &protocol.CreateTopicsResponse{Version: cr.Version, TopicErrors: []protocol.CreateTopicsResponseTopicErrors{}}
+	for _, t := range cr.CreateTopicRequests {
+		resp.TopicErrors = append(resp.TopicErrors, protocol.CreateTopicsResponseTopicErrors{Topic: t.Topic, ErrorCode: protocol.ErrNotController.Code})
+	}
+	a.sendResponse(req, resp)
+	return nil
+}
+
+// handleDeleteTopicsRequest: NOT_CONTROLLER for every topic on a broker that is not the
+// controller.
+func (a *KafkaApis) handleDeleteTopicsRequest(req *network.Request) error {
+	dr, ok := req.Body.(*protocol.DeleteTopicsRequest)
+	if !ok {
+		return fmt.Errorf("%w: unexpected body %T", protocol.ErrInvalidRequest, req.Body)
+	}
+	resp := &protocol.DeleteTopicsResponse{Version: dr.Version, TopicErrorCodes: []protocol.DeleteTopicsResponseTopicErrorCodes{}}
+	for _, t := range dr.Topics {
+		resp.TopicErrorCodes = append(resp.TopicErrorCodes, protocol.DeleteTopicsResponseTopicErrorCodes{Topic: t, ErrorCode: protocol.ErrNotController.Code})
+	}
+	a.sendResponse(req, resp)
+	return nil
+}

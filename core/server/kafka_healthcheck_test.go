@@ -1,0 +1,86 @@
+package server
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/zkafka/zkafka/zk/zkclient"
+	"github.com/zkafka/zkafka/zk/zktest"
+	"github.com/zkafka/zkafka/zk/zkutils"
+)
+
+// TestHealthcheckReregistersOnNewSession: after its ZooKeeper session expires for real, the
+// broker registers /brokers/ids/<id> again under the new session.
+func TestHealthcheckReregistersOnNewSession(t *testing.T) {
+	connect := zktest.Chroot(t)
+	loggers, _ := testLoggers(t)
+	capture := zktest.NewSessionCapture()
+	srv := NewKafkaServer(brokerConfig(t, connect, t.TempDir(), map[string]string{"broker.id": "7"}), nil, loggers,
+		func(k string) string {
+			if k == "JMX_PORT" {
+				return "9999"
+			}
+			return ""
+		})
+	srv.ZkClientOptions = []zkclient.Option{zkclient.WithDialer(capture.Dial)}
+	if err := srv.Startup(); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown()
+	z := srv.ZkUtils()
+	before := z.ZkClient.SessionID()
+	info, ok, err := z.GetBrokerInfo(7)
+	if err != nil || !ok || info.JmxPort != 9999 {
+		t.Fatalf("registration %+v %v %v", info, ok, err)
+	}
+	zktest.ExpireSession(t, capture)
+	zktest.WaitUntilTrue(t, func() bool {
+		if z.ZkClient.SessionID() == before {
+			return false
+		}
+		_, st, exists, err := z.ReadDataMaybeNull(zkutils.BrokerIdPath(7))
+		return err == nil && exists && st != nil && st.EphemeralOwner == z.ZkClient.SessionID()
+	}, "broker 7 re-registered under the new session", 30*time.Second)
+}
+
+// TestBrokerIDGeneratedAndCheckpointed: broker.id=-1 takes the next /brokers/seqid id (1001 with
+// reserved.broker.max.id 1000) and writes it to meta.properties; a restart reads it back.
+func TestBrokerIDGeneratedAndCheckpointed(t *testing.T) {
+	connect := zktest.Chroot(t)
+	dir := t.TempDir()
+	loggers, _ := testLoggers(t)
+	cfg := brokerConfig(t, connect, dir, map[string]string{"broker.id": "-1"})
+	srv := NewKafkaServer(cfg, nil, loggers, func(string) string { return "" })
+	if err := srv.Startup(); err != nil {
+		t.Fatal(err)
+	}
+	id := srv.Config().BrokerID
+	srv.Shutdown()
+	if id != 1001 {
+		t.Fatalf("generated id %d, want 1001", id)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, BrokerMetadataFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, ok, err := NewBrokerMetadataCheckpoint(dir).Read(); err != nil || !ok || got != 1001 {
+		t.Fatalf("meta.properties %q: %d %v %v", data, got, ok, err)
+	}
+	srv2 := NewKafkaServer(brokerConfig(t, connect, dir, map[string]string{"broker.id": "-1"}), nil, loggers, func(string) string { return "" })
+	if err := srv2.Startup(); err != nil {
+		t.Fatal(err)
+	}
+	defer srv2.Shutdown()
+	if srv2.Config().BrokerID != 1001 {
+		t.Fatalf("restart id %d", srv2.Config().BrokerID)
+	}
+	// A configured id that differs from meta.properties refuses to start.
+	srv2.Shutdown()
+	srv3 := NewKafkaServer(brokerConfig(t, connect, dir, map[string]string{"broker.id": "5"}), nil, loggers, func(string) string { return "" })
+	if err := srv3.Startup(); err == nil {
+		srv3.Shutdown()
+		t.Fatal("started with broker.id 5 over meta.properties 1001")
+	}
+}

@@ -1,0 +1,420 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/zkafka/zkafka/clients/common"
+	"github.com/zkafka/zkafka/core/log"
+	"github.com/zkafka/zkafka/core/network"
+	"github.com/zkafka/zkafka/core/server/brokerstate"
+	"github.com/zkafka/zkafka/core/server/config"
+	"github.com/zkafka/zkafka/core/utils"
+	"github.com/zkafka/zkafka/zk/zkclient"
+	"github.com/zkafka/zkafka/zk/zkutils"
+)
+
+// Loggers are the separate log4j loggers a broker writes to (layout.md B.8). Any may be nil:
+// Server then falls back to it.
+type Loggers struct {
+	Server      *logrus.Entry // "kafka" (server.log)
+	StateChange *logrus.Entry // state.change.logger
+	Request     *logrus.Entry // kafka.request.logger
+}
+
+// KafkaServer is one broker: it starts its components in 0.10.2's order and stops them in
+// reverse.
+//
+// Kafka 0.10.2: kafka.server.KafkaServer. The controller and the group coordinator are issues 6
+// and 7; Controller and Coordinator are their seams (nil: not built yet), and controlled
+// shutdown is skipped until a controller exists.
+type KafkaServer struct {
+	config  *config.KafkaConfig
+	time    common.Time
+	loggers Loggers
+	logger  *logrus.Entry
+	getenv  func(string) string
+
+	// Controller and Coordinator are the hooks for issues 6 and 7; set them before Startup.
+	Controller  Controller
+	Coordinator GroupCoordinator
+	// ZkClientOptions are passed to the broker's ZooKeeper client (tests route it through a
+	// session capture to expire its session for real).
+	ZkClientOptions []zkclient.Option
+
+	BrokerState brokerstate.BrokerState
+
+	startupComplete atomic.Bool
+	isStartingUp    atomic.Bool
+	isShuttingDown  atomic.Bool
+	shutdownOnce    sync.Once
+	shutdownLatch   chan struct{}
+
+	kafkaScheduler     *utils.KafkaScheduler
+	zkUtils            *zkutils.ZkUtils
+	clusterID          string
+	logManager         *log.LogManager
+	socketServer       *network.SocketServer
+	replicaManager     *ReplicaManager
+	metadataCache      *MetadataCache
+	apis               *KafkaApis
+	requestHandlerPool *KafkaRequestHandlerPool
+	kafkaHealthcheck   *KafkaHealthcheck
+}
+
+// NewKafkaServer makes a broker from its config; getenv (os.Getenv when nil) supplies JMX_PORT.
+func NewKafkaServer(cfg *config.KafkaConfig, clock common.Time, loggers Loggers, getenv func(string) string) *KafkaServer {
+	if clock == nil {
+		clock = common.SystemTime{}
+	}
+	if loggers.Server == nil {
+		loggers.Server = discardEntry()
+	}
+	if loggers.StateChange == nil {
+		loggers.StateChange = loggers.Server.WithField("logger", "state.change.logger")
+	}
+	if loggers.Request == nil {
+		loggers.Request = loggers.Server.WithField("logger", "kafka.request.logger")
+	}
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	s := &KafkaServer{config: cfg, time: clock, loggers: loggers, getenv: getenv, shutdownLatch: make(chan struct{})}
+	s.logger = loggers.Server.WithField("logger", "kafka.server.KafkaServer").WithField("ident", "")
+	return s
+}
+
+// Config is the broker's config (broker.id filled in once Startup chose it).
+func (s *KafkaServer) Config() *config.KafkaConfig { return s.config }
+
+// ZkUtils is the broker's ZooKeeper access (after Startup).
+func (s *KafkaServer) ZkUtils() *zkutils.ZkUtils { return s.zkUtils }
+
+// ReplicaManager is the broker's replica manager (after Startup).
+func (s *KafkaServer) ReplicaManager() *ReplicaManager { return s.replicaManager }
+
+// MetadataCache is the broker's metadata cache (after Startup).
+func (s *KafkaServer) MetadataCache() *MetadataCache { return s.metadataCache }
+
+// LogManager is the broker's log manager (after Startup).
+func (s *KafkaServer) LogManager() *log.LogManager { return s.logManager }
+
+// ClusterID is /cluster/id.
+func (s *KafkaServer) ClusterID() string { return s.clusterID }
+
+// BoundPort is the port the listener actually bound (for listeners on port 0).
+func (s *KafkaServer) BoundPort(listenerName string) int32 {
+	return s.socketServer.BoundPort(listenerName)
+}
+
+func (s *KafkaServer) setIdent() {
+	s.logger = s.loggers.Server.WithField("logger", "kafka.server.KafkaServer").
+		WithField("ident", fmt.Sprintf("[Kafka Server %d], ", s.config.BrokerID))
+}
+
+// Startup starts the broker. On failure everything started so far is shut down again.
+func (s *KafkaServer) Startup() (err error) {
+	s.logger.Info("starting")
+	if s.isShuttingDown.Load() {
+		return errors.New("Kafka server is still shutting down, cannot re-start!")
+	}
+	if s.startupComplete.Load() {
+		return nil
+	}
+	if !s.isStartingUp.CompareAndSwap(false, true) {
+		return nil
+	}
+	defer func() {
+		if err != nil {
+			s.logger.WithError(err).Error("Fatal error during KafkaServer startup. Prepare to shutdown")
+			s.isStartingUp.Store(false)
+			s.shutdownComponents()
+		}
+	}()
+	s.BrokerState.NewState(brokerstate.Starting)
+
+	s.kafkaScheduler = utils.NewKafkaScheduler(int(s.config.BackgroundThreads), s.loggers.Server)
+	s.kafkaScheduler.Startup()
+
+	if s.zkUtils, err = s.initZk(); err != nil {
+		return err
+	}
+	if s.clusterID, err = s.getOrGenerateClusterID(); err != nil {
+		return err
+	}
+	s.logger.Infof("Cluster ID = %s", s.clusterID)
+
+	defaultLog, err := logConfigFromKafka(s.config)
+	if err != nil {
+		return err
+	}
+	if s.logManager, err = s.createLogManager(defaultLog); err != nil {
+		return err
+	}
+	s.logManager.Startup()
+
+	if s.config.BrokerID, err = s.getBrokerID(); err != nil {
+		return err
+	}
+	s.setIdent()
+
+	s.metadataCache = NewMetadataCache(s.config.BrokerID, s.loggers.Server)
+
+	sscfg := network.SocketServerConfigFrom(s.config)
+	s.socketServer = network.NewSocketServer(sscfg, s.loggers.Server.WithField("logger", "kafka.network.SocketServer").
+		WithField("ident", "[Socket Server on Broker "+fmt.Sprint(s.config.BrokerID)+"], "))
+	if err = s.socketServer.Startup(context.Background(), sscfg); err != nil {
+		return err
+	}
+
+	s.replicaManager, err = NewReplicaManager(ReplicaManagerConfig{Config: s.config, Time: s.time, ZkUtils: s.zkUtils,
+		LogManager: s.logManager, Scheduler: s.kafkaScheduler, DefaultLogConfig: defaultLog,
+		Logger: s.loggers.Server, StateChange: s.loggers.StateChange})
+	if err != nil {
+		return err
+	}
+	s.replicaManager.Startup()
+
+	// The controller (issue 6) and the group coordinator (issue 7) start here, through the
+	// Controller and Coordinator hooks, once they exist.
+
+	s.apis = NewKafkaApis(KafkaApisConfig{RequestChannel: s.socketServer.RequestChannel, ReplicaManager: s.replicaManager,
+		ZkUtils: s.zkUtils, BrokerID: s.config.BrokerID, Config: s.config, MetadataCache: s.metadataCache,
+		Controller: s.Controller, Coordinator: s.Coordinator, ClusterID: s.clusterID,
+		Logger: s.loggers.Server, RequestLogger: s.loggers.Request})
+	s.requestHandlerPool = NewKafkaRequestHandlerPool(s.config.BrokerID, s.socketServer.RequestChannel, s.apis,
+		int(s.config.NumIoThreads), s.loggers.Server)
+
+	// Tell everyone we are alive: advertise the bound port of listeners configured with port 0.
+	listeners := make([]config.EndPoint, len(s.config.AdvertisedListeners))
+	for i, ep := range s.config.AdvertisedListeners {
+		if ep.Port == 0 {
+			ep.Port = s.socketServer.BoundPort(ep.ListenerName)
+		}
+		listeners[i] = ep
+	}
+	s.kafkaHealthcheck = NewKafkaHealthcheck(s.config.BrokerID, listeners, s.zkUtils, s.config.Rack,
+		s.config.InterBrokerProtocolVersion, JmxPortFromEnv(s.getenv), s.time, s.loggers.Server)
+	if err = s.kafkaHealthcheck.Startup(); err != nil {
+		return err
+	}
+	if err = s.checkpointBrokerID(s.config.BrokerID); err != nil {
+		return err
+	}
+	s.BrokerState.NewState(brokerstate.RunningAsBroker)
+	s.startupComplete.Store(true)
+	s.isStartingUp.Store(false)
+	s.logger.Info("started")
+	return nil
+}
+
+// initZk creates the chroot (through a connection without it) and connects, then creates the
+// common paths.
+func (s *KafkaServer) initZk() (*zkutils.ZkUtils, error) {
+	connect := s.config.ZkConnect
+	s.logger.Infof("Connecting to zookeeper on %s", connect)
+	sessionTimeout := time.Duration(s.config.ZkSessionTimeoutMs) * time.Millisecond
+	connTimeout := time.Duration(s.config.ZkConnectionTimeoutMs) * time.Millisecond
+	zkLog := s.loggers.Server.WithField("logger", "kafka.utils.ZkUtils")
+	if i := strings.IndexByte(connect, '/'); i >= 0 {
+		chroot := connect[i:]
+		if len(chroot) > 1 {
+			z, err := zkutils.Connect(connect[:i], sessionTimeout, connTimeout, false, zkLog, s.time)
+			if err != nil {
+				return nil, fmt.Errorf("connecting to ZooKeeper %s: %w", connect[:i], err)
+			}
+			err = z.MakeSurePersistentPathExists(chroot)
+			z.Close()
+			if err != nil {
+				return nil, err
+			}
+			s.logger.Infof("Created zookeeper path %s", chroot)
+		}
+	}
+	z, err := zkutils.Connect(connect, sessionTimeout, connTimeout, false, zkLog, s.time, s.ZkClientOptions...)
+	if err != nil {
+		return nil, fmt.Errorf("connecting to ZooKeeper %s: %w", connect, err)
+	}
+	if err := z.SetupCommonPaths(); err != nil {
+		z.Close()
+		return nil, err
+	}
+	return z, nil
+}
+
+// getOrGenerateClusterID reads /cluster/id or proposes a new base64 UUID.
+func (s *KafkaServer) getOrGenerateClusterID() (string, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	b[6] = b[6]&0x0f | 0x40 // a version-4 UUID, as java.util.UUID.randomUUID
+	b[8] = b[8]&0x3f | 0x80
+	return s.zkUtils.CreateOrGetClusterId(base64.RawURLEncoding.EncodeToString(b[:]))
+}
+
+func (s *KafkaServer) createLogManager(defaultLog *log.LogConfig) (*log.LogManager, error) {
+	all, err := s.zkUtils.FetchAllEntityConfigs(zkutils.ConfigTypeTopic)
+	if err != nil {
+		return nil, err
+	}
+	topicConfigs := map[string]*log.LogConfig{}
+	for topic, overrides := range all {
+		if len(overrides) == 0 {
+			continue
+		}
+		lc, err := log.FromProps(defaultLog.Originals, overrides)
+		if err != nil {
+			return nil, fmt.Errorf("config of topic %s: %w", topic, err)
+		}
+		topicConfigs[topic] = lc
+	}
+	c := s.config
+	cleaner := log.NewCleanerConfig()
+	cleaner.NumThreads = int(c.GetInt("log.cleaner.threads"))
+	cleaner.DedupeBufferSize = c.GetLong("log.cleaner.dedupe.buffer.size")
+	cleaner.DedupeBufferLoadFactor = c.GetDouble("log.cleaner.io.buffer.load.factor")
+	cleaner.IOBufferSize = int(c.GetInt("log.cleaner.io.buffer.size"))
+	cleaner.MaxMessageSize = int(c.MessageMaxBytes)
+	cleaner.MaxIOBytesPerSecond = c.GetDouble("log.cleaner.io.max.bytes.per.second")
+	cleaner.BackOff = msDuration(c.GetLong("log.cleaner.backoff.ms"))
+	cleaner.EnableCleaner = c.GetBoolean("log.cleaner.enable")
+	return log.NewLogManager(log.LogManagerConfig{
+		LogDirs: c.LogDirs, TopicConfigs: topicConfigs, DefaultConfig: defaultLog, CleanerConfig: cleaner,
+		IOThreads:       int(c.NumRecoveryThreadsPerDataDir),
+		FlushCheck:      msDuration(c.GetLong("log.flush.scheduler.interval.ms")),
+		FlushCheckpoint: msDuration(int64(c.GetInt("log.flush.offset.checkpoint.interval.ms"))),
+		RetentionCheck:  msDuration(c.GetLong("log.retention.check.interval.ms")),
+	}, s.kafkaScheduler, &s.BrokerState, s.time, s.loggers.Server)
+}
+
+// getBrokerID chooses the broker id: the one stored in every data directory's meta.properties
+// (they must agree, and agree with a configured broker.id), the configured one, or a new one
+// from /brokers/seqid.
+func (s *KafkaServer) getBrokerID() (int32, error) {
+	brokerID := s.config.BrokerID
+	ids := map[int32]bool{}
+	for _, dir := range s.config.LogDirs {
+		id, ok, err := NewBrokerMetadataCheckpoint(dir).Read()
+		if err != nil {
+			return 0, err
+		}
+		if ok {
+			ids[id] = true
+		}
+	}
+	switch {
+	case len(ids) > 1:
+		return 0, fmt.Errorf("failed to match broker.id across log.dirs. This could happen if multiple brokers shared a log directory (log.dirs) or partial data was manually copied from another broker. Found %v", keysOf(ids))
+	case len(ids) == 1:
+		var stored int32
+		for id := range ids {
+			stored = id
+		}
+		if brokerID >= 0 && brokerID != stored {
+			return 0, fmt.Errorf("configured broker.id %d doesn't match stored broker.id %d in meta.properties. If you moved your data, make sure your configured broker.id matches. If you intend to create a new broker, you should remove all data in your data directories (log.dirs).", brokerID, stored)
+		}
+		return stored, nil
+	case brokerID < 0 && s.config.BrokerIDGenerationEnable:
+		return s.zkUtils.GetBrokerSequenceId(s.config.MaxReservedBrokerID)
+	}
+	return brokerID, nil
+}
+
+// msDuration converts milliseconds, saturating where Kafka's Long.MaxValue ("never") would
+// overflow a time.Duration.
+func msDuration(ms int64) time.Duration {
+	if ms > math.MaxInt64/int64(time.Millisecond) {
+		return time.Duration(math.MaxInt64)
+	}
+	return time.Duration(ms) * time.Millisecond
+}
+
+func keysOf(m map[int32]bool) []int32 {
+	out := make([]int32, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// checkpointBrokerID writes meta.properties where it is missing.
+func (s *KafkaServer) checkpointBrokerID(brokerID int32) error {
+	for _, dir := range s.config.LogDirs {
+		cp := NewBrokerMetadataCheckpoint(dir)
+		if _, ok, err := cp.Read(); err == nil && ok {
+			continue
+		}
+		if err := cp.Write(brokerID, time.Now()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Shutdown stops the broker in reverse order of Startup; LogManager writes the clean-shutdown
+// marker and the ReplicaManager a last HW checkpoint. It is safe to call more than once.
+func (s *KafkaServer) Shutdown() {
+	if s.isStartingUp.Load() {
+		s.logger.Error("Kafka server is still starting up, cannot shut down!")
+		return
+	}
+	if !s.startupComplete.Load() {
+		return
+	}
+	if !s.isShuttingDown.CompareAndSwap(false, true) {
+		return
+	}
+	s.logger.Info("shutting down")
+	// Controlled shutdown asks the controller to move leadership away first; without a
+	// controller (issue 6) there is no one to ask.
+	s.shutdownComponents()
+	s.startupComplete.Store(false)
+	s.isShuttingDown.Store(false)
+	s.shutdownOnce.Do(func() { close(s.shutdownLatch) })
+	s.logger.Info("shut down completed")
+}
+
+func (s *KafkaServer) shutdownComponents() {
+	s.BrokerState.NewState(brokerstate.BrokerShuttingDown)
+	if s.kafkaHealthcheck != nil {
+		s.kafkaHealthcheck.Shutdown()
+	}
+	if s.socketServer != nil {
+		s.socketServer.Shutdown()
+	}
+	if s.requestHandlerPool != nil {
+		s.requestHandlerPool.Shutdown()
+	}
+	if s.kafkaScheduler != nil {
+		s.kafkaScheduler.Shutdown()
+	}
+	if s.replicaManager != nil {
+		s.replicaManager.Shutdown(true)
+	}
+	if s.logManager != nil {
+		if err := s.logManager.Shutdown(); err != nil {
+			s.logger.WithError(err).Error("error shutting down the log manager")
+		}
+	}
+	if s.zkUtils != nil {
+		s.zkUtils.Close()
+	}
+	s.BrokerState.NewState(brokerstate.NotRunning)
+	s.kafkaHealthcheck, s.socketServer, s.requestHandlerPool, s.kafkaScheduler = nil, nil, nil, nil
+	s.replicaManager, s.logManager, s.zkUtils = nil, nil, nil
+}
+
+// AwaitShutdown blocks until Shutdown has completed.
+func (s *KafkaServer) AwaitShutdown() { <-s.shutdownLatch }

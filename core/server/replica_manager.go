@@ -1,0 +1,476 @@
+package server
+
+import (
+	"fmt"
+	"sort"
+	"sync"
+	"sync/atomic"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/zkafka/zkafka/clients/common"
+	"github.com/zkafka/zkafka/clients/protocol"
+	"github.com/zkafka/zkafka/core/cluster"
+	"github.com/zkafka/zkafka/core/log"
+	"github.com/zkafka/zkafka/core/server/config"
+	"github.com/zkafka/zkafka/core/server/purgatory"
+	"github.com/zkafka/zkafka/core/utils"
+	"github.com/zkafka/zkafka/zk/zkutils"
+)
+
+// Replica ids of fetch and list-offsets requests that are not brokers.
+const (
+	ConsumerReplicaID  int32 = -1 // ordinary consumer: leader only, up to the HW
+	DebuggingReplicaID int32 = -2 // any local replica, still up to the HW
+)
+
+// isValidBrokerID: replica ids >= 0 are brokers (follower fetches).
+func isValidBrokerID(id int32) bool { return id >= 0 }
+
+// ReplicaManager owns the partitions this broker hosts: it applies the controller's
+// LeaderAndIsr and StopReplica, appends produced records on the leader (waiting in the produce
+// purgatory for acks=-1), serves fetches (waiting in the fetch purgatory for min_bytes), records
+// followers' positions, and checkpoints the high watermarks.
+//
+// Kafka 0.10.2: kafka.server.ReplicaManager. The follower side (ReplicaFetcherManager, ISR
+// shrinking, ISR-change propagation) is issue 6; MakeFollower only records the leader.
+type ReplicaManager struct {
+	config        *config.KafkaConfig
+	localBrokerID int32
+	time          common.Time
+	zkUtils       *zkutils.ZkUtils
+	logManager    *log.LogManager
+	scheduler     utils.Scheduler
+	logger        *logrus.Entry
+	stateChange   *logrus.Entry
+	defaultLog    *log.LogConfig
+
+	isShuttingDown atomic.Bool
+
+	replicaStateChangeLock sync.Mutex
+	controllerEpoch        int32 // guarded by replicaStateChangeLock
+
+	partitionsMu  sync.RWMutex
+	allPartitions map[common.TopicPartition]*cluster.Partition
+
+	highWatermarkCheckpoints map[string]*log.OffsetCheckpoint
+	hwThreadInitialized      bool // guarded by replicaStateChangeLock
+	hwCheckpointMu           sync.Mutex
+
+	isrChangeMu  sync.Mutex
+	isrChangeSet map[common.TopicPartition]struct{}
+
+	delayedProducePurgatory *purgatory.DelayedOperationPurgatory[*DelayedProduce]
+	delayedFetchPurgatory   *purgatory.DelayedOperationPurgatory[*DelayedFetch]
+}
+
+// ReplicaManagerConfig gathers the constructor's dependencies.
+type ReplicaManagerConfig struct {
+	Config           *config.KafkaConfig
+	Time             common.Time
+	ZkUtils          *zkutils.ZkUtils // nil in unit tests (ISR changes then stay local)
+	LogManager       *log.LogManager
+	Scheduler        utils.Scheduler
+	DefaultLogConfig *log.LogConfig
+	Logger           *logrus.Entry
+	StateChange      *logrus.Entry // state.change.logger
+	// ProducePurgatory and FetchPurgatory may be given (tests pass ones on a MockTimer);
+	// otherwise they are created with their own timers.
+	ProducePurgatory *purgatory.DelayedOperationPurgatory[*DelayedProduce]
+	FetchPurgatory   *purgatory.DelayedOperationPurgatory[*DelayedFetch]
+}
+
+// NewReplicaManager makes the manager with one replication-offset-checkpoint per data directory.
+func NewReplicaManager(c ReplicaManagerConfig) (*ReplicaManager, error) {
+	if c.Logger == nil {
+		c.Logger = discardEntry()
+	}
+	if c.StateChange == nil {
+		c.StateChange = c.Logger
+	}
+	if c.DefaultLogConfig == nil {
+		c.DefaultLogConfig = log.DefaultLogConfig()
+	}
+	id := c.Config.BrokerID
+	rm := &ReplicaManager{
+		config: c.Config, localBrokerID: id, time: c.Time, zkUtils: c.ZkUtils, logManager: c.LogManager,
+		scheduler: c.Scheduler, defaultLog: c.DefaultLogConfig,
+		logger:                   c.Logger.WithField("logger", "kafka.server.ReplicaManager").WithField("ident", fmt.Sprintf("[Replica Manager on Broker %d]: ", id)),
+		stateChange:              c.StateChange,
+		controllerEpoch:          0,
+		allPartitions:            map[common.TopicPartition]*cluster.Partition{},
+		highWatermarkCheckpoints: map[string]*log.OffsetCheckpoint{},
+		isrChangeSet:             map[common.TopicPartition]struct{}{},
+		delayedProducePurgatory:  c.ProducePurgatory,
+		delayedFetchPurgatory:    c.FetchPurgatory,
+	}
+	for _, dir := range c.LogManager.LogDirs() {
+		cp, err := log.NewOffsetCheckpoint(dir + "/" + log.ReplicationOffsetCheckpointFile)
+		if err != nil {
+			return nil, err
+		}
+		rm.highWatermarkCheckpoints[dir] = cp
+	}
+	if rm.delayedProducePurgatory == nil {
+		rm.delayedProducePurgatory = purgatory.NewDelayedOperationPurgatory[*DelayedProduce]("Produce", id,
+			int(c.Config.GetInt("producer.purgatory.purge.interval.requests")), c.Time, c.Logger)
+	}
+	if rm.delayedFetchPurgatory == nil {
+		rm.delayedFetchPurgatory = purgatory.NewDelayedOperationPurgatory[*DelayedFetch]("Fetch", id,
+			int(c.Config.GetInt("fetch.purgatory.purge.interval.requests")), c.Time, c.Logger)
+	}
+	return rm, nil
+}
+
+// Startup would schedule ISR expiration and ISR-change propagation; both belong to the
+// replication issue (6), so there is nothing to start yet beyond what LeaderAndIsr starts.
+func (rm *ReplicaManager) Startup() {}
+
+// --- the cluster.ReplicaManager seam ---
+
+// LogManager implements cluster.ReplicaManager.
+func (rm *ReplicaManager) LogManager() *log.LogManager { return rm.logManager }
+
+// Config implements cluster.ReplicaManager.
+func (rm *ReplicaManager) Config() *config.KafkaConfig { return rm.config }
+
+// ZkUtils implements cluster.ReplicaManager.
+func (rm *ReplicaManager) ZkUtils() *zkutils.ZkUtils { return rm.zkUtils }
+
+// HighWatermarkCheckpoints implements cluster.ReplicaManager.
+func (rm *ReplicaManager) HighWatermarkCheckpoints() map[string]*log.OffsetCheckpoint {
+	return rm.highWatermarkCheckpoints
+}
+
+// LogConfigFor is the broker defaults overridden by /config/topics/<topic>.
+func (rm *ReplicaManager) LogConfigFor(topic string) (*log.LogConfig, error) {
+	if rm.zkUtils == nil {
+		return rm.defaultLog, nil
+	}
+	overrides, err := rm.zkUtils.FetchEntityConfig(zkutils.ConfigTypeTopic, topic)
+	if err != nil {
+		return nil, err
+	}
+	if len(overrides) == 0 {
+		return rm.defaultLog, nil
+	}
+	return log.FromProps(rm.defaultLog.Originals, overrides)
+}
+
+// TryCompleteDelayedProduce implements cluster.ReplicaManager.
+func (rm *ReplicaManager) TryCompleteDelayedProduce(key purgatory.DelayedOperationKey) {
+	n := rm.delayedProducePurgatory.CheckAndComplete(key)
+	if n > 0 {
+		rm.logger.Debugf("Request key %s unblocked %d producer requests.", key.KeyLabel(), n)
+	}
+}
+
+// TryCompleteDelayedFetch implements cluster.ReplicaManager.
+func (rm *ReplicaManager) TryCompleteDelayedFetch(key purgatory.DelayedOperationKey) {
+	n := rm.delayedFetchPurgatory.CheckAndComplete(key)
+	if n > 0 {
+		rm.logger.Debugf("Request key %s unblocked %d fetch requests.", key.KeyLabel(), n)
+	}
+}
+
+// RecordIsrChange implements cluster.ReplicaManager (propagation to ZooKeeper is issue 6).
+func (rm *ReplicaManager) RecordIsrChange(tp common.TopicPartition) {
+	rm.isrChangeMu.Lock()
+	rm.isrChangeSet[tp] = struct{}{}
+	rm.isrChangeMu.Unlock()
+}
+
+// --- partitions ---
+
+// GetPartition returns the partition, or nil.
+func (rm *ReplicaManager) GetPartition(tp common.TopicPartition) *cluster.Partition {
+	rm.partitionsMu.RLock()
+	defer rm.partitionsMu.RUnlock()
+	return rm.allPartitions[tp]
+}
+
+// GetOrCreatePartition returns the partition, creating an empty one.
+func (rm *ReplicaManager) GetOrCreatePartition(tp common.TopicPartition) *cluster.Partition {
+	rm.partitionsMu.Lock()
+	defer rm.partitionsMu.Unlock()
+	p := rm.allPartitions[tp]
+	if p == nil {
+		p = cluster.NewPartition(tp.Topic, tp.Partition, rm.localBrokerID, rm.time, rm, rm.logger, rm.stateChange)
+		rm.allPartitions[tp] = p
+	}
+	return p
+}
+
+func (rm *ReplicaManager) partitions() []*cluster.Partition {
+	rm.partitionsMu.RLock()
+	defer rm.partitionsMu.RUnlock()
+	out := make([]*cluster.Partition, 0, len(rm.allPartitions))
+	for _, p := range rm.allPartitions {
+		out = append(out, p)
+	}
+	return out
+}
+
+// getLeaderReplicaIfLocal is the local replica of a partition this broker leads, or
+// UNKNOWN_TOPIC_OR_PARTITION / NOT_LEADER_FOR_PARTITION.
+func (rm *ReplicaManager) getLeaderReplicaIfLocal(tp common.TopicPartition) (*cluster.Replica, error) {
+	p := rm.GetPartition(tp)
+	if p == nil {
+		return nil, protocol.Errorf(protocol.ErrUnknownTopicOrPartition, "Partition %s doesn't exist on %d", tp, rm.localBrokerID)
+	}
+	r := p.LeaderReplicaIfLocal()
+	if r == nil {
+		return nil, protocol.Errorf(protocol.ErrNotLeaderForPartition, "Leader not local for partition %s on broker %d", tp, rm.localBrokerID)
+	}
+	return r, nil
+}
+
+// getReplicaOrException is the local replica of any hosted partition, or REPLICA_NOT_AVAILABLE.
+func (rm *ReplicaManager) getReplicaOrException(tp common.TopicPartition) (*cluster.Replica, error) {
+	if p := rm.GetPartition(tp); p != nil {
+		if r := p.LocalReplica(); r != nil {
+			return r, nil
+		}
+	}
+	return nil, protocol.Errorf(protocol.ErrReplicaNotAvailable, "Replica %d is not available for partition %s", rm.localBrokerID, tp)
+}
+
+// GetMagic is the message format magic of the partition's local log (ok=false when absent).
+func (rm *ReplicaManager) GetMagic(tp common.TopicPartition) (int8, bool) {
+	if r, err := rm.getReplicaOrException(tp); err == nil && r.Log != nil {
+		return r.Log.Config().MessageFormatMagic, true
+	}
+	return 0, false
+}
+
+// GetHighWatermark is the HW of the local replica (ok=false when absent).
+func (rm *ReplicaManager) GetHighWatermark(tp common.TopicPartition) (int64, bool) {
+	if r, err := rm.getReplicaOrException(tp); err == nil {
+		return r.HighWatermark().MessageOffset, true
+	}
+	return 0, false
+}
+
+// --- controller requests ---
+
+// BecomeLeaderOrFollowerResult is the outcome of a LeaderAndIsr request.
+type BecomeLeaderOrFollowerResult struct {
+	ResponseMap map[common.TopicPartition]int16
+	ErrorCode   int16
+}
+
+// BecomeLeaderOrFollower applies a LeaderAndIsr request: a stale controller epoch rejects it all;
+// a partition whose leader epoch is not newer is STALE_CONTROLLER_EPOCH; one that does not list
+// this broker is UNKNOWN_TOPIC_OR_PARTITION; the others become leader or follower. The first
+// request starts the HW checkpoint task. onLeadershipChange (the coordinator's hook) gets the
+// partitions that became leader and follower.
+func (rm *ReplicaManager) BecomeLeaderOrFollower(correlationID int32, req *protocol.LeaderAndIsrRequest,
+	onLeadershipChange func(leaders, followers []*cluster.Partition)) (BecomeLeaderOrFollowerResult, error) {
+	for _, s := range req.PartitionStates {
+		rm.stateChange.Tracef("Broker %d received LeaderAndIsr request %+v correlation id %d from controller %d epoch %d for partition [%s,%d]",
+			rm.localBrokerID, s, correlationID, req.ControllerID, req.ControllerEpoch, s.Topic, s.Partition)
+	}
+	rm.replicaStateChangeLock.Lock()
+	defer rm.replicaStateChangeLock.Unlock()
+	responseMap := map[common.TopicPartition]int16{}
+	if req.ControllerEpoch < rm.controllerEpoch {
+		rm.stateChange.Warnf("Broker %d ignoring LeaderAndIsr request from controller %d with correlation id %d since its controller epoch %d is old. Latest known controller epoch is %d",
+			rm.localBrokerID, req.ControllerID, correlationID, req.ControllerEpoch, rm.controllerEpoch)
+		return BecomeLeaderOrFollowerResult{ResponseMap: responseMap, ErrorCode: protocol.ErrStaleControllerEpoch.Code}, nil
+	}
+	rm.controllerEpoch = req.ControllerEpoch
+	type pstate struct {
+		p *cluster.Partition
+		s protocol.LeaderAndIsrRequestPartitionStates
+	}
+	var toLead, toFollow []pstate
+	for _, s := range req.PartitionStates {
+		tp := common.TopicPartition{Topic: s.Topic, Partition: s.Partition}
+		p := rm.GetOrCreatePartition(tp)
+		epoch := p.LeaderEpoch()
+		switch {
+		case epoch >= s.LeaderEpoch:
+			rm.stateChange.Warnf("Broker %d ignoring LeaderAndIsr request from controller %d with correlation id %d epoch %d for partition [%s,%d] since its associated leader epoch %d is not higher than the current leader epoch %d",
+				rm.localBrokerID, req.ControllerID, correlationID, req.ControllerEpoch, s.Topic, s.Partition, s.LeaderEpoch, epoch)
+			responseMap[tp] = protocol.ErrStaleControllerEpoch.Code
+		case !containsID(s.Replicas, rm.localBrokerID):
+			rm.stateChange.Warnf("Broker %d ignoring LeaderAndIsr request from controller %d with correlation id %d epoch %d as broker is not in assigned replica list %v for partition %s",
+				rm.localBrokerID, req.ControllerID, correlationID, req.ControllerEpoch, s.Replicas, tp)
+			responseMap[tp] = protocol.ErrUnknownTopicOrPartition.Code
+		case s.Leader == rm.localBrokerID:
+			toLead = append(toLead, pstate{p, s})
+		default:
+			toFollow = append(toFollow, pstate{p, s})
+		}
+	}
+	var leaders, followers []*cluster.Partition
+	for _, ps := range toLead {
+		tp := ps.p.TopicPartition()
+		isNew, err := ps.p.MakeLeader(req.ControllerID, ps.s, correlationID)
+		if err != nil {
+			rm.stateChange.WithError(err).Errorf("Error on broker %d while processing LeaderAndIsr request correlationId %d received from controller %d epoch %d for partition %s",
+				rm.localBrokerID, correlationID, req.ControllerID, req.ControllerEpoch, tp)
+			return BecomeLeaderOrFollowerResult{}, cluster.ToKafkaError(err)
+		}
+		if isNew {
+			leaders = append(leaders, ps.p)
+		} else {
+			rm.stateChange.Infof("Broker %d skipped the become-leader state change after marking its partition as leader with correlation id %d from controller %d epoch %d for partition %s since it is already the leader for the partition.",
+				rm.localBrokerID, correlationID, req.ControllerID, req.ControllerEpoch, tp)
+		}
+		responseMap[tp] = 0
+		rm.stateChange.Tracef("Broker %d completed LeaderAndIsr request correlationId %d from controller %d epoch %d for the become-leader transition for partition %s",
+			rm.localBrokerID, correlationID, req.ControllerID, req.ControllerEpoch, tp)
+	}
+	for _, ps := range toFollow {
+		tp := ps.p.TopicPartition()
+		changed, err := ps.p.MakeFollower(req.ControllerID, ps.s, correlationID)
+		if err != nil {
+			rm.stateChange.WithError(err).Errorf("Error on broker %d while processing LeaderAndIsr request with correlationId %d received from controller %d epoch %d for partition %s",
+				rm.localBrokerID, correlationID, req.ControllerID, req.ControllerEpoch, tp)
+			return BecomeLeaderOrFollowerResult{}, cluster.ToKafkaError(err)
+		}
+		if changed {
+			followers = append(followers, ps.p)
+		}
+		responseMap[tp] = 0
+		// A follower no longer answers produces or consumer fetches for this partition.
+		key := purgatory.NewTopicPartitionOperationKey(tp)
+		rm.TryCompleteDelayedProduce(key)
+		rm.TryCompleteDelayedFetch(key)
+	}
+	if !rm.hwThreadInitialized {
+		rm.startHighWaterMarksCheckPointThread()
+		rm.hwThreadInitialized = true
+	}
+	if onLeadershipChange != nil {
+		onLeadershipChange(leaders, followers)
+	}
+	return BecomeLeaderOrFollowerResult{ResponseMap: responseMap, ErrorCode: 0}, nil
+}
+
+func containsID(ids []int32, id int32) bool {
+	for _, x := range ids {
+		if x == id {
+			return true
+		}
+	}
+	return false
+}
+
+// StopReplicas applies a StopReplica request: with delete the partition and its log go.
+func (rm *ReplicaManager) StopReplicas(req *protocol.StopReplicaRequest) (map[common.TopicPartition]int16, int16) {
+	rm.replicaStateChangeLock.Lock()
+	defer rm.replicaStateChangeLock.Unlock()
+	responseMap := map[common.TopicPartition]int16{}
+	if req.ControllerEpoch < rm.controllerEpoch {
+		rm.stateChange.Warnf("Broker %d received stop replica request from an old controller epoch %d. Latest known controller epoch is %d",
+			rm.localBrokerID, req.ControllerEpoch, rm.controllerEpoch)
+		return responseMap, protocol.ErrStaleControllerEpoch.Code
+	}
+	rm.controllerEpoch = req.ControllerEpoch
+	for _, x := range req.Partitions {
+		tp := common.TopicPartition{Topic: x.Topic, Partition: x.Partition}
+		responseMap[tp] = protocol.CodeOf(rm.stopReplica(tp, req.DeletePartitions))
+	}
+	return responseMap, 0
+}
+
+func (rm *ReplicaManager) stopReplica(tp common.TopicPartition, deletePartition bool) error {
+	rm.stateChange.Tracef("Broker %d handling stop replica (delete=%t) for partition %s", rm.localBrokerID, deletePartition, tp)
+	if !deletePartition {
+		return nil
+	}
+	rm.partitionsMu.Lock()
+	p := rm.allPartitions[tp]
+	delete(rm.allPartitions, tp)
+	rm.partitionsMu.Unlock()
+	var err error
+	if p != nil {
+		err = p.Delete()
+	} else if rm.logManager.GetLog(tp) != nil {
+		err = rm.logManager.AsyncDelete(tp)
+	}
+	key := purgatory.NewTopicPartitionOperationKey(tp)
+	rm.TryCompleteDelayedProduce(key)
+	rm.TryCompleteDelayedFetch(key)
+	rm.stateChange.Tracef("Broker %d finished handling stop replica (delete=%t) for partition %s", rm.localBrokerID, deletePartition, tp)
+	return err
+}
+
+// MaybeUpdateMetadataCache applies an UpdateMetadata request unless its controller epoch is
+// stale (STALE_CONTROLLER_EPOCH); it returns the partitions the request deleted.
+func (rm *ReplicaManager) MaybeUpdateMetadataCache(correlationID int32, req *protocol.UpdateMetadataRequest, cache *MetadataCache) ([]common.TopicPartition, error) {
+	rm.replicaStateChangeLock.Lock()
+	defer rm.replicaStateChangeLock.Unlock()
+	if req.ControllerEpoch < rm.controllerEpoch {
+		msg := fmt.Sprintf("Broker %d received update metadata request with correlation id %d from an old controller %d with epoch %d. Latest known controller epoch is %d",
+			rm.localBrokerID, correlationID, req.ControllerID, req.ControllerEpoch, rm.controllerEpoch)
+		rm.stateChange.Warn(msg)
+		return nil, protocol.Errorf(protocol.ErrStaleControllerEpoch, "%s", msg)
+	}
+	deleted := cache.UpdateCache(correlationID, req)
+	rm.controllerEpoch = req.ControllerEpoch
+	return deleted, nil
+}
+
+// --- high watermark checkpoint ---
+
+func (rm *ReplicaManager) startHighWaterMarksCheckPointThread() {
+	if rm.scheduler == nil {
+		return
+	}
+	period := msDuration(rm.config.GetLong("replica.high.watermark.checkpoint.interval.ms"))
+	rm.scheduler.Schedule("highwatermark-checkpoint", func() {
+		if err := rm.CheckpointHighWatermarks(); err != nil {
+			rm.logger.WithError(err).Error("Error while writing to highwatermark file")
+		}
+	}, 0, period)
+}
+
+// CheckpointHighWatermarks writes every local replica's HW to its data directory's
+// replication-offset-checkpoint.
+func (rm *ReplicaManager) CheckpointHighWatermarks() error {
+	rm.hwCheckpointMu.Lock()
+	defer rm.hwCheckpointMu.Unlock()
+	byDir := map[string]map[common.TopicPartition]int64{}
+	for dir := range rm.highWatermarkCheckpoints {
+		byDir[dir] = map[common.TopicPartition]int64{}
+	}
+	for _, p := range rm.partitions() {
+		r := p.LocalReplica()
+		if r == nil || r.Log == nil {
+			continue
+		}
+		dir := parentDir(r.Log.Dir())
+		if m, ok := byDir[dir]; ok {
+			m[p.TopicPartition()] = r.HighWatermark().MessageOffset
+		}
+	}
+	dirs := make([]string, 0, len(byDir))
+	for d := range byDir {
+		dirs = append(dirs, d)
+	}
+	sort.Strings(dirs)
+	var first error
+	for _, d := range dirs {
+		if err := rm.highWatermarkCheckpoints[d].Write(byDir[d]); err != nil && first == nil {
+			first = fmt.Errorf("error while writing to highwatermark file in directory %s: %w", d, err)
+		}
+	}
+	return first
+}
+
+// Shutdown stops the purgatories and, when checkpointHW, writes the HWs a last time.
+func (rm *ReplicaManager) Shutdown(checkpointHW bool) {
+	rm.logger.Info("Shutting down")
+	rm.isShuttingDown.Store(true)
+	_ = rm.delayedFetchPurgatory.Shutdown(contextBackground())
+	_ = rm.delayedProducePurgatory.Shutdown(contextBackground())
+	if checkpointHW {
+		if err := rm.CheckpointHighWatermarks(); err != nil {
+			rm.logger.WithError(err).Error("Error while writing to highwatermark file")
+		}
+	}
+	rm.logger.Info("Shut down completely")
+}

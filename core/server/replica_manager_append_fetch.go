@@ -1,0 +1,272 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/zkafka/zkafka/clients/common"
+	"github.com/zkafka/zkafka/clients/protocol"
+	"github.com/zkafka/zkafka/clients/record"
+	"github.com/zkafka/zkafka/core/cluster"
+	"github.com/zkafka/zkafka/core/log"
+	"github.com/zkafka/zkafka/core/server/purgatory"
+)
+
+func parentDir(dir string) string { return filepath.Dir(dir) }
+
+func contextBackground() context.Context { return context.Background() }
+
+func discardEntry() *logrus.Entry {
+	l := logrus.New()
+	l.SetOutput(io.Discard)
+	return logrus.NewEntry(l)
+}
+
+// ProduceEntry is one partition's record set of a produce request.
+type ProduceEntry struct {
+	TopicPartition common.TopicPartition
+	Records        *record.MemoryRecords
+}
+
+// isValidRequiredAcks: acks must be -1, 0 or 1.
+func isValidRequiredAcks(acks int16) bool { return acks == -1 || acks == 1 || acks == 0 }
+
+type logAppendResult struct {
+	info log.LogAppendInfo
+	err  error
+}
+
+// AppendRecords appends to the leader replicas and answers through cb: at once for acks 0 and 1
+// (or when every partition failed), through the produce purgatory for acks=-1. Invalid acks
+// answer INVALID_REQUIRED_ACKS on every partition without writing.
+func (rm *ReplicaManager) AppendRecords(timeoutMs int64, requiredAcks int16, internalTopicsAllowed bool,
+	entries []ProduceEntry, cb func(map[common.TopicPartition]PartitionResponse)) {
+	if !isValidRequiredAcks(requiredAcks) {
+		out := make(map[common.TopicPartition]PartitionResponse, len(entries))
+		for _, e := range entries {
+			out[e.TopicPartition] = PartitionResponse{Err: protocol.ErrInvalidRequiredAcks, BaseOffset: -1, LogAppendTime: record.NoTimestamp}
+		}
+		cb(out)
+		return
+	}
+	results := rm.appendToLocalLog(internalTopicsAllowed, entries, requiredAcks)
+	status := make([]*ProducePartitionStatus, len(entries))
+	failed := 0
+	for i, e := range entries {
+		r := results[i]
+		if r.err != nil {
+			failed++
+		}
+		status[i] = &ProducePartitionStatus{TopicPartition: e.TopicPartition, RequiredOffset: r.info.LastOffset + 1,
+			ResponseStatus: PartitionResponse{Err: r.err, BaseOffset: r.info.FirstOffset, LogAppendTime: r.info.LogAppendTime}}
+	}
+	if requiredAcks == -1 && len(entries) > 0 && failed < len(entries) {
+		op := NewDelayedProduce(timeoutMs, requiredAcks, status, rm, cb)
+		keys := make([]purgatory.DelayedOperationKey, len(entries))
+		for i, e := range entries {
+			keys[i] = purgatory.NewTopicPartitionOperationKey(e.TopicPartition)
+		}
+		rm.delayedProducePurgatory.TryCompleteElseWatch(op, keys)
+		return
+	}
+	out := make(map[common.TopicPartition]PartitionResponse, len(status))
+	for _, s := range status {
+		out[s.TopicPartition] = s.ResponseStatus
+	}
+	cb(out)
+}
+
+func (rm *ReplicaManager) appendToLocalLog(internalTopicsAllowed bool, entries []ProduceEntry, requiredAcks int16) []logAppendResult {
+	out := make([]logAppendResult, len(entries))
+	for i, e := range entries {
+		tp := e.TopicPartition
+		if IsInternalTopic(tp.Topic) && !internalTopicsAllowed {
+			out[i] = logAppendResult{info: log.UnknownLogAppendInfo,
+				err: protocol.Errorf(protocol.ErrInvalidTopicException, "Cannot append to internal topic %s", tp.Topic)}
+			continue
+		}
+		p := rm.GetPartition(tp)
+		if p == nil {
+			out[i] = logAppendResult{info: log.UnknownLogAppendInfo,
+				err: protocol.Errorf(protocol.ErrUnknownTopicOrPartition, "Partition %s doesn't exist on %d", tp, rm.localBrokerID)}
+			continue
+		}
+		info, err := p.AppendRecordsToLeader(e.Records, requiredAcks)
+		if err != nil {
+			if protocol.CodeOf(err) == protocol.ErrUnknown.Code {
+				rm.logger.WithError(err).Errorf("Error processing append operation on partition %s", tp)
+			} else {
+				rm.logger.Debugf("Error processing append operation on partition %s: %v", tp, err)
+			}
+			out[i] = logAppendResult{info: log.UnknownLogAppendInfo, err: err}
+			continue
+		}
+		rm.logger.Tracef("%d bytes written to log %s beginning at offset %d and ending at offset %d",
+			e.Records.SizeInBytes(), tp, info.FirstOffset, info.LastOffset)
+		out[i] = logAppendResult{info: info}
+	}
+	return out
+}
+
+type tpReadResult struct {
+	tp     common.TopicPartition
+	result cluster.LogReadResult
+}
+
+func toFetchPartitionData(results []tpReadResult) []FetchPartitionData {
+	out := make([]FetchPartitionData, len(results))
+	for i, r := range results {
+		out[i] = FetchPartitionData{TopicPartition: r.tp, Err: r.result.Err, HW: r.result.HW, Records: r.result.Info.Records}
+	}
+	return out
+}
+
+// FetchMessages reads the partitions in request order and answers through cb, at once when
+// timeoutMs <= 0, nothing was asked, min_bytes are readable or a partition failed; otherwise a
+// DelayedFetch waits. A follower's fetch (replicaID >= 0) reads up to the LEO and records the
+// follower's position (which may advance the HW and release waiting produces).
+func (rm *ReplicaManager) FetchMessages(timeoutMs int64, replicaID, fetchMinBytes, fetchMaxBytes int32, hardMaxBytesLimit bool,
+	fetchInfos []PartitionFetchInfo, cb func([]FetchPartitionData)) {
+	isFromFollower := replicaID >= 0
+	fetchOnlyFromLeader := replicaID != DebuggingReplicaID
+	fetchOnlyCommitted := !isValidBrokerID(replicaID)
+	results := rm.readFromLocalLog(replicaID, fetchOnlyFromLeader, fetchOnlyCommitted, fetchMaxBytes, hardMaxBytesLimit, fetchInfos)
+	if isValidBrokerID(replicaID) {
+		rm.updateFollowerLogReadResults(replicaID, results)
+	}
+	bytesReadable := 0
+	errored := false
+	for _, r := range results {
+		if r.result.Info.Records != nil {
+			bytesReadable += r.result.Info.Records.SizeInBytes()
+		}
+		if r.result.Err != nil {
+			errored = true
+		}
+	}
+	if timeoutMs <= 0 || len(fetchInfos) == 0 || bytesReadable >= int(fetchMinBytes) || errored {
+		cb(toFetchPartitionData(results))
+		return
+	}
+	status := make([]FetchPartitionStatus, 0, len(fetchInfos))
+	keys := make([]purgatory.DelayedOperationKey, 0, len(fetchInfos))
+	for i, fi := range fetchInfos {
+		status = append(status, FetchPartitionStatus{StartOffsetMetadata: results[i].result.Info.FetchOffsetMetadata, FetchInfo: fi})
+		keys = append(keys, purgatory.NewTopicPartitionOperationKey(fi.TopicPartition))
+	}
+	md := FetchMetadata{FetchMinBytes: fetchMinBytes, FetchMaxBytes: fetchMaxBytes, HardMaxBytesLimit: hardMaxBytesLimit,
+		FetchOnlyLeader: fetchOnlyFromLeader, FetchOnlyCommitted: fetchOnlyCommitted, IsFromFollower: isFromFollower,
+		ReplicaID: replicaID, FetchPartitionStatus: status}
+	rm.delayedFetchPurgatory.TryCompleteElseWatch(NewDelayedFetch(timeoutMs, md, rm, cb), keys)
+}
+
+// readFromLocalLog reads each partition in order; fetchMaxBytes is shared by all of them, and
+// until one returns data the first message may exceed the limits (minOneMessage), unless the
+// request is of a version with a hard per-partition limit (v0-v2).
+func (rm *ReplicaManager) readFromLocalLog(replicaID int32, fetchOnlyFromLeader, readOnlyCommitted bool, fetchMaxBytes int32,
+	hardMaxBytesLimit bool, infos []PartitionFetchInfo) []tpReadResult {
+	limitBytes := int64(fetchMaxBytes)
+	minOneMessage := !hardMaxBytesLimit
+	out := make([]tpReadResult, 0, len(infos))
+	for _, fi := range infos {
+		res := rm.read(fi, limitBytes, minOneMessage, fetchOnlyFromLeader, readOnlyCommitted, hardMaxBytesLimit)
+		size := 0
+		if res.Info.Records != nil {
+			size = res.Info.Records.SizeInBytes()
+		}
+		if size > 0 {
+			minOneMessage = false
+		}
+		limitBytes = max(0, limitBytes-int64(size))
+		out = append(out, tpReadResult{tp: fi.TopicPartition, result: res})
+	}
+	return out
+}
+
+func (rm *ReplicaManager) read(fi PartitionFetchInfo, limitBytes int64, minOneMessage, fetchOnlyFromLeader, readOnlyCommitted, hardMaxBytesLimit bool) cluster.LogReadResult {
+	tp := fi.TopicPartition
+	fail := func(err error) cluster.LogReadResult {
+		r := cluster.UnknownLogReadResult(int(fi.MaxBytes))
+		r.Err = err
+		return r
+	}
+	var replica *cluster.Replica
+	var err error
+	if fetchOnlyFromLeader {
+		replica, err = rm.getLeaderReplicaIfLocal(tp)
+	} else {
+		replica, err = rm.getReplicaOrException(tp)
+	}
+	if err != nil {
+		return fail(err)
+	}
+	hw := replica.HighWatermark().MessageOffset
+	var maxOffset *int64
+	if readOnlyCommitted {
+		maxOffset = &hw
+	}
+	leo := replica.LogEndOffset().MessageOffset
+	fetchTimeMs := rm.time.Milliseconds()
+	var info log.FetchDataInfo
+	if replica.Log == nil {
+		info = log.FetchDataInfo{FetchOffsetMetadata: log.UnknownOffsetMetadata, Records: record.NewMemoryRecords(nil)}
+	} else {
+		adjusted := min(int64(fi.MaxBytes), limitBytes)
+		fetch, err := replica.Log.Read(fi.Offset, int(adjusted), maxOffset, minOneMessage)
+		if err != nil {
+			err = cluster.ToKafkaError(err)
+			if protocol.CodeOf(err) == protocol.ErrUnknown.Code {
+				rm.logger.WithError(err).Errorf("Error processing fetch operation on partition %s, offset %d", tp, fi.Offset)
+			}
+			return fail(err)
+		}
+		info = *fetch
+		if !hardMaxBytesLimit && fetch.FirstEntryIncomplete {
+			info = log.FetchDataInfo{FetchOffsetMetadata: fetch.FetchOffsetMetadata, Records: record.NewMemoryRecords(nil)}
+		}
+	}
+	return cluster.LogReadResult{Info: info, HW: hw, LeaderLogEndOffset: leo, FetchTimeMs: fetchTimeMs, ReadSize: int(fi.MaxBytes)}
+}
+
+func (rm *ReplicaManager) updateFollowerLogReadResults(replicaID int32, results []tpReadResult) {
+	for _, r := range results {
+		p := rm.GetPartition(r.tp)
+		if p == nil {
+			rm.logger.Warnf("While recording the replica LEO, the partition %s hasn't been created.", r.tp)
+			continue
+		}
+		if err := p.UpdateReplicaLogReadResult(replicaID, r.result); err != nil {
+			rm.logger.WithError(err).Warn("Error recording follower position")
+		}
+		rm.TryCompleteDelayedProduce(purgatory.NewTopicPartitionOperationKey(r.tp))
+	}
+}
+
+// FetchOffsetsBefore answers ListOffsets v0 for a partition (KafkaApis.fetchOffsets): the log's
+// segment offsets before timestamp, or [0] for the special timestamps when there is no log.
+func (rm *ReplicaManager) fetchOffsetsBefore(tp common.TopicPartition, timestamp int64, maxNumOffsets int) []int64 {
+	l := rm.logManager.GetLog(tp)
+	if l == nil {
+		if timestamp == log.LatestTimestamp || timestamp == log.EarliestTimestamp {
+			return []int64{0}
+		}
+		return nil
+	}
+	return l.GetOffsetsBefore(timestamp, maxNumOffsets)
+}
+
+// FetchOffsetForTimestamp answers ListOffsets v1 for a partition (ok=false: none found).
+func (rm *ReplicaManager) FetchOffsetForTimestamp(tp common.TopicPartition, timestamp int64) (log.TimestampOffset, bool, error) {
+	l := rm.logManager.GetLog(tp)
+	if l == nil {
+		return log.TimestampOffset{}, false, protocol.Errorf(protocol.ErrUnknownTopicOrPartition, "Partition %s is not found on broker %d", tp, rm.localBrokerID)
+	}
+	to, ok, err := l.FetchOffsetsByTimestamp(timestamp)
+	return to, ok, cluster.ToKafkaError(err)
+}
+
+var _ = fmt.Sprintf

@@ -1,0 +1,315 @@
+// Command benchbroker measures a zkafka broker process against a peer broker,
+// github.com/twmb/franz-go/pkg/kfake (an in-memory Go Kafka run in a child process of its own so
+// its CPU time is read the same way), with the same client programs (sarama and kcat), A/B
+// interleaved, several runs each. `make bench-broker` runs it.
+//
+// Workloads: produce 100-byte and 1 KiB records with acks=1 (sarama and kcat), consume them
+// (sarama and kcat), and one-at-a-time produce→consume round trips paced at 1,000 msg/s (sarama).
+// For each it prints kafka-producer-perf-test style lines per run, then the medians and the
+// zkafka/kfake ratios: records/s, MB/s, broker CPU time per record (utime+stime from
+// /proc/<pid>/stat of the broker process) and latency percentiles.
+//
+// sarama speaks 0.10.2 (V0_10_2_0) to zkafka; kfake accepts only record batches (Produce v3+,
+// Fetch v4+), so sarama uses V0_11_0_0 with it, the oldest version kfake speaks. kcat
+// (librdkafka) negotiates with ApiVersions on both.
+//
+// Kafka 0.10.2: bin/kafka-producer-perf-test.sh (ProducerPerformance) for the output format and
+// bin/kafka-consumer-perf-test.sh for the consume side; the A/B harness has no Kafka counterpart.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/IBM/sarama"
+	"github.com/twmb/franz-go/pkg/kfake"
+
+	"github.com/zkafka/zkafka/systemtests"
+)
+
+func main() {
+	os.Exit(run())
+}
+
+type options struct {
+	zkafka      string
+	runs        int
+	records100  int
+	records1k   int
+	latencyMsgs int
+	latencyRate int
+	targets     string
+	keep        bool
+}
+
+func run() int {
+	var o options
+	serve := flag.Bool("kfake-serve", false, "internal: run kfake on -port until SIGTERM")
+	port := flag.Int("port", 0, "internal: kfake port")
+	topics := flag.String("topics", "", "internal: topics kfake seeds (comma separated, 1 partition each)")
+	flag.StringVar(&o.zkafka, "zkafka", "", "zkafka binary (default: go build ./tools/cmd/zkafka)")
+	flag.IntVar(&o.runs, "runs", 5, "runs per target and workload")
+	flag.IntVar(&o.records100, "records-100", 300_000, "records per 100-byte produce/consume run")
+	flag.IntVar(&o.records1k, "records-1k", 100_000, "records per 1 KiB produce/consume run")
+	flag.IntVar(&o.latencyMsgs, "latency-msgs", 3000, "round trips per latency run")
+	flag.IntVar(&o.latencyRate, "latency-rate", 1000, "round trips per second")
+	flag.StringVar(&o.targets, "targets", "zkafka,kfake", "brokers to measure")
+	flag.BoolVar(&o.keep, "keep", false, "keep the zkafka data and logs")
+	flag.Parse()
+	if *serve {
+		return serveKfake(*port, *topics)
+	}
+	if err := bench(o); err != nil {
+		fmt.Fprintln(os.Stderr, "benchbroker:", err)
+		return 1
+	}
+	return 0
+}
+
+// serveKfake is the child process: kfake on 127.0.0.1:port until SIGTERM.
+func serveKfake(port int, topics string) int {
+	opts := []kfake.Opt{kfake.NumBrokers(1), kfake.Ports(port), kfake.DefaultNumPartitions(1)}
+	if topics != "" {
+		opts = append(opts, kfake.SeedTopics(1, strings.Split(topics, ",")...))
+	}
+	c, err := kfake.NewCluster(opts...)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "kfake:", err)
+		return 1
+	}
+	fmt.Println("kfake ready on", strings.Join(c.ListenAddrs(), ","))
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
+	<-sig
+	c.Close()
+	return 0
+}
+
+// target is one broker under test.
+type target struct {
+	name    string
+	addr    string
+	pid     func() int
+	version sarama.KafkaVersion
+	// prepare creates a topic with one partition led by the broker.
+	prepare func(ctx context.Context, topic string) error
+	close   func()
+}
+
+func topicNames(runs int) []string {
+	var out []string
+	for r := 0; r < runs; r++ {
+		for _, w := range []string{"s100", "s1k", "k100", "k1k", "lat"} {
+			out = append(out, fmt.Sprintf("bench-%s-%d", w, r))
+		}
+	}
+	return out
+}
+
+func startKfake(ctx context.Context, runs int) (*target, error) {
+	port, err := systemtests.FreePort()
+	if err != nil {
+		return nil, err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(self, "-kfake-serve", "-port", fmt.Sprint(port), "-topics", strings.Join(topicNames(runs), ","))
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	buf := make([]byte, 256)
+	if n, err := out.Read(buf); err != nil || !strings.Contains(string(buf[:n]), "ready") {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		return nil, fmt.Errorf("kfake child did not start: %v %q", err, buf[:n])
+	}
+	return &target{
+		name: "kfake", addr: fmt.Sprintf("127.0.0.1:%d", port), pid: func() int { return cmd.Process.Pid },
+		version: sarama.V0_11_0_0,
+		prepare: func(context.Context, string) error { return nil },
+		close: func() {
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+			_ = cmd.Wait()
+		},
+	}, nil
+}
+
+func startZkafka(ctx context.Context, o options, dir string) (*target, error) {
+	bin := o.zkafka
+	if bin == "" {
+		root, err := systemtests.ModuleRoot()
+		if err != nil {
+			return nil, err
+		}
+		if bin, err = systemtests.BuildZkafka(ctx, root, dir); err != nil {
+			return nil, err
+		}
+	}
+	if ok, why := systemtests.ServerStartAvailable(bin); !ok {
+		return nil, fmt.Errorf("zkafka server-start is not available: %s", why)
+	}
+	c, err := systemtests.NewCluster(ctx, systemtests.ClusterConfig{Bin: bin, Dir: dir, Brokers: 1, ZooKeepers: 1,
+		Properties: map[string]string{"num.io.threads": "8", "num.network.threads": "3"}})
+	if err != nil {
+		return nil, err
+	}
+	if err := c.StartAll(ctx); err != nil {
+		c.Close()
+		return nil, err
+	}
+	b := c.Brokers[0]
+	return &target{
+		name: "zkafka", addr: b.Addr(), pid: b.PID, version: sarama.V0_10_2_0,
+		prepare: func(ctx context.Context, topic string) error {
+			_, err := c.CreateTopic(ctx, topic, map[int32][]int32{0: {b.ID}})
+			return err
+		},
+		close: c.Close,
+	}, nil
+}
+
+func bench(o options) error {
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer cancel()
+	dir, err := os.MkdirTemp("", "benchbroker-")
+	if err != nil {
+		return err
+	}
+	if !o.keep {
+		defer os.RemoveAll(dir)
+	} else {
+		fmt.Println("data and logs kept in", dir)
+	}
+	var targets []*target
+	defer func() {
+		for _, t := range targets {
+			t.close()
+		}
+	}()
+	for _, name := range strings.Split(o.targets, ",") {
+		var t *target
+		switch name {
+		case "zkafka":
+			t, err = startZkafka(ctx, o, filepath.Join(dir, "zkafka"))
+		case "kfake":
+			t, err = startKfake(ctx, o.runs)
+		default:
+			err = fmt.Errorf("unknown target %q", name)
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "benchbroker: %s skipped: %v\n", name, err)
+			continue
+		}
+		targets = append(targets, t)
+	}
+	if len(targets) == 0 {
+		return fmt.Errorf("no broker to measure")
+	}
+	fmt.Printf("benchbroker: %d runs per target, A/B interleaved (order alternates by run); targets %s\n", o.runs, names(targets))
+	res := newResults()
+	for r := 0; r < o.runs; r++ {
+		order := targets
+		if r%2 == 1 {
+			order = reversed(targets)
+		}
+		for _, t := range order {
+			if err := runAll(ctx, o, t, r, res); err != nil {
+				return fmt.Errorf("%s run %d: %w", t.name, r, err)
+			}
+		}
+	}
+	res.summary(names(targets))
+	return nil
+}
+
+func names(ts []*target) []string {
+	var out []string
+	for _, t := range ts {
+		out = append(out, t.name)
+	}
+	return out
+}
+
+func reversed(ts []*target) []*target {
+	out := make([]*target, len(ts))
+	for i, t := range ts {
+		out[len(ts)-1-i] = t
+	}
+	return out
+}
+
+// runAll runs every workload once against t.
+func runAll(ctx context.Context, o options, t *target, r int, res *results) error {
+	type wl struct {
+		name  string
+		topic string
+		fn    func(ctx context.Context, t *target, topic string) (measure, error)
+	}
+	ws := []wl{
+		{"sarama produce 100B", "s100", func(ctx context.Context, t *target, topic string) (measure, error) {
+			return saramaProduce(ctx, t, topic, o.records100, 100)
+		}},
+		{"sarama consume 100B", "s100", func(ctx context.Context, t *target, topic string) (measure, error) {
+			return saramaConsume(ctx, t, topic, o.records100, 100)
+		}},
+		{"sarama produce 1KiB", "s1k", func(ctx context.Context, t *target, topic string) (measure, error) {
+			return saramaProduce(ctx, t, topic, o.records1k, 1024)
+		}},
+		{"sarama consume 1KiB", "s1k", func(ctx context.Context, t *target, topic string) (measure, error) {
+			return saramaConsume(ctx, t, topic, o.records1k, 1024)
+		}},
+		{"kcat produce 100B", "k100", func(ctx context.Context, t *target, topic string) (measure, error) {
+			return kcatProduce(ctx, t, topic, o.records100, 100)
+		}},
+		{"kcat consume 100B", "k100", func(ctx context.Context, t *target, topic string) (measure, error) {
+			return kcatConsume(ctx, t, topic, o.records100, 100)
+		}},
+		{"kcat produce 1KiB", "k1k", func(ctx context.Context, t *target, topic string) (measure, error) {
+			return kcatProduce(ctx, t, topic, o.records1k, 1024)
+		}},
+		{"kcat consume 1KiB", "k1k", func(ctx context.Context, t *target, topic string) (measure, error) {
+			return kcatConsume(ctx, t, topic, o.records1k, 1024)
+		}},
+		{"sarama round trip 100B @1000/s", "lat", func(ctx context.Context, t *target, topic string) (measure, error) {
+			return roundTrip(ctx, t, topic, o.latencyMsgs, o.latencyRate)
+		}},
+	}
+	prepared := map[string]bool{}
+	for _, w := range ws {
+		topic := fmt.Sprintf("bench-%s-%d", w.topic, r)
+		if !prepared[topic] {
+			if err := t.prepare(ctx, topic); err != nil {
+				return err
+			}
+			prepared[topic] = true
+		}
+		if w.topic[0] == 'k' && !systemtests.KcatAvailable() {
+			continue
+		}
+		cpu0, _ := systemtests.ProcessCPUTime(t.pid())
+		m, err := w.fn(ctx, t, topic)
+		if err != nil {
+			return fmt.Errorf("%s: %w", w.name, err)
+		}
+		cpu1, _ := systemtests.ProcessCPUTime(t.pid())
+		m.cpu = cpu1 - cpu0
+		res.add(w.name, t.name, m)
+		fmt.Printf("%-32s %-6s run %d: %s\n", w.name, t.name, r, m)
+	}
+	return nil
+}
