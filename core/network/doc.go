@@ -23,6 +23,15 @@
 // Zero copy: a Response carries a Send; the writer calls Send.WriteTo with the *net.TCPConn, so a
 // FetchResponse whose record sets are FileRecords slices goes out with sendfile(2).
 //
+// Metrics (SocketServerConfig.Metrics; nil turns them off): RequestMetrics per ApiKeys name plus
+// FetchConsumer/FetchFollower, recorded by the Processor when a request is finished (response
+// written, NoOp, CloseConnection, or its connection gone), from the timestamps the request collects
+// on its way: StartTime (Processor), DequeueTime (handler), MarkAPILocalComplete (KafkaApis),
+// MarkAPIRemoteComplete (purgatory callbacks), response complete (SendResponse), response dequeue
+// (Processor). Also RequestChannel's RequestQueueSize/ResponseQueueSize gauges and the Processors'
+// IdlePercent and NetworkProcessorAvgIdlePercent (time spent waiting in the run loop's select).
+// Names and units: docs/metrics.md.
+//
 // Lock order: ConnectionQuotas.mu is a leaf; Processor state is owned by its goroutine (no lock);
 // RequestChannel response queues have one mutex each (leaf).
 //

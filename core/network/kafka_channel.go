@@ -8,6 +8,7 @@ import (
 	"net"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -109,6 +110,19 @@ func (w activityWriter) ReadFrom(r io.Reader) (int64, error) {
 		w.ch.touch()
 	}
 	return n, err
+}
+
+// SyscallConn exposes the socket's descriptor, so a FileRecords in a response goes out with
+// sendfile(2) straight from the segment file (record.FileRecords.WriteTo looks for a
+// syscall.Conn). A connection without a descriptor (a net.Pipe in tests) reports an error and
+// the bytes are copied instead.
+func (w activityWriter) SyscallConn() (syscall.RawConn, error) {
+	sc, ok := w.ch.conn.(syscall.Conn)
+	if !ok {
+		return nil, errors.New("connection has no file descriptor")
+	}
+	w.ch.touch()
+	return sc.SyscallConn()
 }
 
 func (ch *KafkaChannel) readLoop(receives chan<- networkReceive, disconnects chan<- disconnect) {

@@ -26,6 +26,8 @@ type Processor struct {
 	maxRequestSize int32
 	idleTimeout    time.Duration
 	log            *logrus.Entry
+	requestMetrics requestMetricsMap // nil: metrics off
+	idle           *idleMeter        // nil: metrics off
 
 	newConnections chan net.Conn
 	receives       chan networkReceive
@@ -73,18 +75,25 @@ func (p *Processor) run() {
 	reap := time.NewTicker(p.reapInterval())
 	defer reap.Stop()
 	for {
+		waitStart := p.idle.begin() // the time spent in select is the Processor's idle time
 		select {
 		case c := <-p.newConnections:
+			p.idle.end(waitStart)
 			p.configureNewConnection(c)
 		case <-wakeup:
+			p.idle.end(waitStart)
 			p.processNewResponses()
 		case r := <-p.receives:
+			p.idle.end(waitStart)
 			p.processCompletedReceive(r)
 		case s := <-p.sends:
+			p.idle.end(waitStart)
 			p.processCompletedSend(s)
 		case d := <-p.disconnects:
+			p.idle.end(waitStart)
 			p.processDisconnected(d)
 		case <-reap.C:
+			p.idle.end(waitStart)
 			p.maybeCloseOldestConnection()
 		case <-p.done:
 			p.closeAll()
@@ -122,15 +131,21 @@ func (p *Processor) processNewResponses() {
 	for _, resp := range p.requestChannel.drainResponses(p.id) {
 		ch, ok := p.channels[resp.Request.ConnectionID]
 		if !ok {
-			continue // the connection closed while the request was being handled
+			// The connection closed while the request was being handled: nothing to send, but the
+			// request still counts (Kafka's sendResponse to a channel the Selector closed).
+			p.requestMetrics.updateRequestMetrics(resp.Request, time.Now())
+			continue
 		}
 		switch resp.Action {
 		case NoOpAction:
 			delete(p.inflight, ch.id)
+			p.requestMetrics.updateRequestMetrics(resp.Request, time.Now())
 			p.unmute(ch)
 		case SendAction:
 			ch.sends <- resp.Send // cap 1 and at most one response per muted channel: never blocks
 		case CloseConnectionAction:
+			delete(p.inflight, ch.id)
+			p.requestMetrics.updateRequestMetrics(resp.Request, time.Now())
 			p.log.Debugf("Closing socket connection to %s.", ch.conn.RemoteAddr())
 			p.close(ch)
 		}
@@ -188,6 +203,7 @@ func (p *Processor) processCompletedSend(s completedSend) {
 	if _, ok := p.channels[ch.id]; !ok {
 		return
 	}
+	p.requestMetrics.updateRequestMetrics(p.inflight[ch.id], time.Now())
 	delete(p.inflight, ch.id)
 	if s.err != nil {
 		p.log.Debugf("Closing socket for %s because of error writing a response: %v", ch.id, s.err)
@@ -226,6 +242,12 @@ func (p *Processor) maybeCloseOldestConnection() {
 }
 
 func (p *Processor) close(ch *KafkaChannel) {
+	if req, ok := p.inflight[ch.id]; ok && !req.responseDequeue.IsZero() {
+		// The response was being written when the connection went: it is finished as far as the
+		// metrics go (Kafka: processDisconnected's inflightResponses). A request still with the
+		// handlers counts later, when its response comes back to a closed connection.
+		p.requestMetrics.updateRequestMetrics(req, time.Now())
+	}
 	delete(p.channels, ch.id)
 	delete(p.inflight, ch.id)
 	ch.close()

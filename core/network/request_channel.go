@@ -4,6 +4,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/zkafka/zkafka/clients/protocol"
@@ -33,6 +34,15 @@ type Request struct {
 	StartTime time.Time
 	// DequeueTime is when a handler took the request off the queue.
 	DequeueTime time.Time
+
+	// The rest of Kafka's RequestMetrics timestamps. The two API marks may be written by a handler
+	// or a purgatory goroutine while the Processor reads them, hence atomics (UnixNano, 0 = unset);
+	// responseComplete is written by SendResponse before the queue hand-off, responseDequeue by the
+	// Processor.
+	apiLocalComplete  atomic.Int64
+	apiRemoteComplete atomic.Int64
+	responseComplete  time.Time
+	responseDequeue   time.Time
 }
 
 // Send is what a Response writes to the socket: the whole size-prefixed frame. WriteTo receives
@@ -145,6 +155,7 @@ func (rc *RequestChannel) RequestQueueSize() int { return len(rc.requestQueue) }
 
 // SendResponse queues a response for the Processor that read the request and wakes it.
 func (rc *RequestChannel) SendResponse(r *Response) {
+	r.Request.responseComplete = time.Now() // Kafka: the Response constructor sets responseCompleteTimeMs
 	q := rc.responseQueues[r.Request.Processor]
 	q.mu.Lock()
 	q.items = append(q.items, r)
@@ -179,5 +190,9 @@ func (rc *RequestChannel) drainResponses(i int) []*Response {
 	items := q.items
 	q.items = nil
 	q.mu.Unlock()
+	now := time.Now()
+	for _, r := range items {
+		r.Request.responseDequeue = now // Kafka: receiveResponse sets responseDequeueTimeMs
+	}
 	return items
 }

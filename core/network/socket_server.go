@@ -11,6 +11,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/zkafka/zkafka/core/metrics"
 	"github.com/zkafka/zkafka/core/server/config"
 )
 
@@ -152,6 +153,8 @@ type SocketServer struct {
 	quotas         *ConnectionQuotas
 	log            *logrus.Entry
 	boundPorts     map[string]int32
+	metrics        *metrics.Registry
+	requestMetrics requestMetricsMap
 }
 
 // SocketServerConfig is the subset of KafkaConfig the SocketServer reads.
@@ -165,6 +168,9 @@ type SocketServerConfig struct {
 	MaxConnectionsPerIP          int32
 	MaxConnectionsPerIPOverrides map[string]int32
 	ConnectionsMaxIdle           time.Duration
+	// Metrics is the broker's registry for RequestMetrics, the RequestChannel queue gauges and the
+	// Processors' idle gauges; nil turns them off.
+	Metrics *metrics.Registry
 }
 
 // SocketServerConfigFrom extracts the SocketServer's settings from a KafkaConfig.
@@ -181,18 +187,24 @@ func SocketServerConfigFrom(c *config.KafkaConfig) SocketServerConfig {
 // NewSocketServer creates the server; Startup binds the listeners.
 func NewSocketServer(cfg SocketServerConfig, log *logrus.Entry) *SocketServer {
 	total := cfg.NumNetworkThreads * len(cfg.Listeners)
-	return &SocketServer{
+	s := &SocketServer{
 		RequestChannel: NewRequestChannel(total, cfg.QueuedMaxRequests),
 		quotas:         NewConnectionQuotas(cfg.MaxConnectionsPerIP, cfg.MaxConnectionsPerIPOverrides),
 		log:            log,
 		boundPorts:     map[string]int32{},
+		metrics:        cfg.Metrics,
+		requestMetrics: newRequestMetricsMap(cfg.Metrics),
 	}
+	s.RequestChannel.registerGauges(cfg.Metrics)
+	return s
 }
 
 // Startup binds every listener and starts the Acceptors and Processors.
 func (s *SocketServer) Startup(ctx context.Context, cfg SocketServerConfig) error {
 	s.log.Info("Starting")
 	id := 0
+	var idle []*idleMeter
+	var idleIDs []int
 	for _, ep := range cfg.Listeners {
 		addr := net.JoinHostPort(ep.Host, strconv.Itoa(int(ep.Port)))
 		ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", addr)
@@ -206,6 +218,12 @@ func (s *SocketServer) Startup(ctx context.Context, cfg SocketServerConfig) erro
 		for i := 0; i < cfg.NumNetworkThreads; i++ {
 			p := newProcessor(id, ep.ListenerName, ep.SecurityProtocol, s.RequestChannel, s.quotas,
 				cfg.SocketRequestMaxBytes, cfg.ConnectionsMaxIdle, s.log)
+			if s.metrics != nil {
+				p.requestMetrics = s.requestMetrics
+				p.idle = &idleMeter{m: metrics.NewKafkaMetricsGroup(nil, "kafka.network", "Processor").
+					NewMeter("IdlePercent", "percent", time.Nanosecond)}
+				idle, idleIDs = append(idle, p.idle), append(idleIDs, id)
+			}
 			id++
 			a.processors = append(a.processors, p)
 			s.processors = append(s.processors, p)
@@ -216,6 +234,7 @@ func (s *SocketServer) Startup(ctx context.Context, cfg SocketServerConfig) erro
 		a.wg.Add(1)
 		go a.run()
 	}
+	registerProcessorGauges(s.metrics, idle, idleIDs)
 	s.log.Info("Started " + strconv.Itoa(len(s.acceptors)) + " acceptor threads")
 	return nil
 }
