@@ -173,7 +173,10 @@ func assignOffsetsNonCompressedChecked(records *record.MemoryRecords, offsetCoun
 	checkCreateTime := timestampType == record.CreateTime
 	for pos := 0; len(buf)-pos >= record.LogOverhead; {
 		size := int(int32(binary.BigEndian.Uint32(buf[pos+record.SizeOffset:])))
-		if size < record.RecordOverheadV0 || size > len(buf)-pos-record.LogOverhead {
+		if size > len(buf)-pos-record.LogOverhead {
+			break // a trailing partial entry ends the set, as it ends ShallowEntries
+		}
+		if size < record.RecordOverheadV0 {
 			return ValidationAndOffsetAssignResult{}, errUncheckedEntry(pos)
 		}
 		end := pos + record.LogOverhead + size
