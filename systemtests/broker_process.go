@@ -305,7 +305,41 @@ func (b *BrokerProcess) Kill() error {
 
 // Pause freezes the process group with SIGSTOP (a long GC pause: sockets stay open, nothing
 // answers, and the ZooKeeper session expires if it lasts longer than the session timeout).
-func (b *BrokerProcess) Pause() error { return b.signal(syscall.SIGSTOP) }
+func (b *BrokerProcess) Pause() error {
+	if err := b.signal(syscall.SIGSTOP); err != nil {
+		return err
+	}
+	// SIGSTOP is delivered asynchronously: wait until every thread shows as stopped, so a caller
+	// that probes right after Pause sees a frozen broker.
+	return waitAllThreadsStopped(b.PID(), 5*time.Second)
+}
+
+// waitAllThreadsStopped polls /proc/<pid>/task/*/stat until each thread's state is T or t.
+func waitAllThreadsStopped(pid int, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		tasks, _ := filepath.Glob(filepath.Join("/proc", strconv.Itoa(pid), "task", "*", "stat"))
+		stopped := len(tasks) > 0
+		for _, f := range tasks {
+			raw, err := os.ReadFile(f)
+			if err != nil {
+				continue // the thread exited
+			}
+			i := strings.LastIndexByte(string(raw), ')')
+			if i < 0 || i+2 >= len(raw) || (raw[i+2] != 'T' && raw[i+2] != 't') {
+				stopped = false
+				break
+			}
+		}
+		if stopped {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("process %d did not stop within %v", pid, timeout)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
 
 // Resume continues the process group with SIGCONT.
 func (b *BrokerProcess) Resume() error { return b.signal(syscall.SIGCONT) }
