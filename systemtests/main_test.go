@@ -68,6 +68,7 @@ func testMain(m *testing.M) int {
 		}
 	}
 	code := m.Run()
+	closeZK3()
 	if suite.zk != nil {
 		_ = suite.zk.Close()
 		suite.zk = nil

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -70,6 +71,7 @@ func (b Broker) String() string {
 	for _, e := range b.EndPoints {
 		eps = append(eps, e.ConnectionString())
 	}
+	sort.Strings(eps)
 	rack := "null"
 	if b.Rack != nil {
 		rack = *b.Rack

@@ -91,7 +91,7 @@ func (discard) Write(p []byte) (int, error) { return len(p), nil }
 // TopicPartition is the partition's identity.
 func (p *Partition) TopicPartition() common.TopicPartition { return p.topicPartition }
 
-// IsLocal reports whether replicaID is this broker.
+// isReplicaLocal reports whether replicaID is this broker.
 func (p *Partition) isReplicaLocal(replicaID int32) bool { return replicaID == p.localBrokerID }
 
 // GetOrCreateReplica returns the replica of broker replicaID, creating it if needed. The local
@@ -385,7 +385,8 @@ func (p *Partition) updateIsr(newISR map[int32]*Replica) {
 // maybeIncrementLeaderHW moves the HW to the smallest LEO among the replicas that are in the ISR
 // or were caught up within replica.lag.time.max.ms (so a follower about to join the ISR holds
 // the HW back rather than letting it pass its LEO). It reports whether the HW moved, either to a
-// larger offset or to the same offset on a newer segment. Caller holds leaderIsrUpdateLock.
+// larger offset or to the same offset on a newer segment. Caller holds leaderIsrUpdateLock
+// (shared for appends: the compare-and-set is the replica's, see maybeAdvanceHighWatermark).
 func (p *Partition) maybeIncrementLeaderHW(leader *Replica, curTime int64) (bool, error) {
 	lagMax := p.replicaManager.Config().GetLong("replica.lag.time.max.ms")
 	var newHW log.LogOffsetMetadata
@@ -403,15 +404,10 @@ func (p *Partition) maybeIncrementLeaderHW(leader *Replica, curTime int64) (bool
 	if !found {
 		return false, nil
 	}
-	oldHW := leader.HighWatermark()
-	older := false
-	if oldHW.MessageOffset == newHW.MessageOffset && !oldHW.MessageOffsetOnly() && !newHW.MessageOffsetOnly() {
-		older = oldHW.SegmentBaseOffset < newHW.SegmentBaseOffset
+	if !leader.IsLocal() {
+		return false, fmt.Errorf("partition %s: the leader replica %d is not local", p.topicPartition, leader.BrokerID)
 	}
-	if oldHW.MessageOffset < newHW.MessageOffset || older {
-		if err := leader.SetHighWatermark(newHW); err != nil {
-			return false, err
-		}
+	if leader.maybeAdvanceHighWatermark(newHW) {
 		p.logger.Debugf("High watermark for partition [%s,%d] updated to %s", p.Topic, p.PartitionID, newHW)
 		return true, nil
 	}

@@ -101,6 +101,23 @@ func (r *Replica) SetHighWatermark(hw log.LogOffsetMetadata) error {
 	return nil
 }
 
+// maybeAdvanceHighWatermark sets the local replica's HW to newHW if that moves it forward (a
+// larger offset, or the same offset on a newer segment) and reports whether it did. The check
+// and the set are one step under the replica's mutex: appends hold the partition's lock only
+// shared, so two of them may race here, and the later-computed smaller HW must not win.
+func (r *Replica) maybeAdvanceHighWatermark(newHW log.LogOffsetMetadata) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	old := r.highWatermarkMetadata
+	newerSegment := old.MessageOffset == newHW.MessageOffset && !old.MessageOffsetOnly() && !newHW.MessageOffsetOnly() &&
+		old.SegmentBaseOffset < newHW.SegmentBaseOffset
+	if old.MessageOffset < newHW.MessageOffset || newerSegment {
+		r.highWatermarkMetadata = newHW
+		return true
+	}
+	return false
+}
+
 // ConvertHWToLocalOffsetMetadata resolves the HW's position in the log (a follower knows only the
 // offset; a new leader needs the segment and position to compare HWs and measure fetchable
 // bytes).

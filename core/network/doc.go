@@ -13,27 +13,42 @@
 //
 // Threads as goroutines (layout.md B.7): the Acceptor and each Processor are one goroutine. Kafka's
 // Processor drives a non-blocking Selector; here each connection (KafkaChannel) has a reader
-// goroutine that reads exactly one size-prefixed request and then waits while the channel is muted,
-// and a writer goroutine that writes one response Send at a time. The Processor's loop consumes
-// their completions in the order SocketServer.scala's run loop does: configureNewConnections,
-// processNewResponses, (poll), processCompletedReceives, processCompletedSends,
-// processDisconnected. Muting gives Kafka's ordering guarantee: a connection has at most one
-// request in flight, so responses leave in request order.
+// goroutine and a writer goroutine, and the work is placed so that a request and its response
+// cross as few goroutines as possible (each hand-off to a parked goroutine costs a wakeup):
+//   - The reader reads a size-prefixed request (through a small buffer, so a small request costs
+//     one read(2)), waits while the channel is muted, then runs the Processor's
+//     processCompletedReceive itself: parse, and put the Request on the RequestChannel. It may read
+//     the next request while one is in flight, which is Kafka's staged receive, but hands it over
+//     only when the channel is unmuted.
+//   - The Processor's goroutine takes responses off its queue (processNewResponses) and writes a
+//     response held in memory itself, non-blocking, as the Selector does; if the socket buffer
+//     fills up, or the Send streams FileRecords with sendfile, the writer goroutine writes the rest
+//     and completes the request itself. It also accepts new connections, closes connections (on a
+//     bad frame, an unparsable request, end of stream, a failed write, CloseConnection, or idle
+//     reaping), and holds the connection map.
+//
+// Muting gives Kafka's ordering guarantee: a connection has at most one request in flight (the
+// KafkaChannel's muted token and inflight request), so responses leave in request order. The end
+// of a stream or a bad frame after a request is acted on only once that request is answered, as in
+// Kafka, which does not read a muted channel.
 //
 // Zero copy: a Response carries a Send; the writer calls Send.WriteTo with the *net.TCPConn, so a
 // FetchResponse whose record sets are FileRecords slices goes out with sendfile(2).
 //
 // Metrics (SocketServerConfig.Metrics; nil turns them off): RequestMetrics per ApiKeys name plus
-// FetchConsumer/FetchFollower, recorded by the Processor when a request is finished (response
-// written, NoOp, CloseConnection, or its connection gone), from the timestamps the request collects
-// on its way: StartTime (Processor), DequeueTime (handler), MarkAPILocalComplete (KafkaApis),
-// MarkAPIRemoteComplete (purgatory callbacks), response complete (SendResponse), response dequeue
-// (Processor). Also RequestChannel's RequestQueueSize/ResponseQueueSize gauges and the Processors'
-// IdlePercent and NetworkProcessorAvgIdlePercent (time spent waiting in the run loop's select).
+// FetchConsumer/FetchFollower, recorded when a request is finished (response written, NoOp,
+// CloseConnection, or its connection gone; by the Processor, or by the writer goroutine that wrote
+// the response), from the timestamps the request collects on its way: StartTime (parse),
+// DequeueTime (handler), MarkAPILocalComplete (KafkaApis), MarkAPIRemoteComplete (purgatory
+// callbacks), response complete (SendResponse), response dequeue (Processor). Also
+// RequestChannel's RequestQueueSize/ResponseQueueSize gauges and the Processors' IdlePercent and
+// NetworkProcessorAvgIdlePercent (time spent waiting in the run loop's select).
 // Names and units: docs/metrics.md.
 //
-// Lock order: ConnectionQuotas.mu is a leaf; Processor state is owned by its goroutine (no lock);
-// RequestChannel response queues have one mutex each (leaf).
+// Lock order: ConnectionQuotas.mu is a leaf; Processor state is owned by its goroutine (no lock),
+// except each KafkaChannel's muted token and inflight request, which its reader, its writer and the
+// Processor pass between them (a channel and an atomic pointer; whoever clears inflight records
+// the request's metrics); RequestChannel response queues have one mutex each (leaf).
 //
 // Errors: a frame whose size is negative or above socket.request.max.bytes, a header or body that
 // does not parse, an unknown api key or an unsupported version (other than ApiVersions) close the

@@ -1,6 +1,7 @@
 package network
 
 import (
+	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -15,50 +16,67 @@ import (
 // errInvalidReceive is InvalidReceiveException: a size prefix out of range.
 var errInvalidReceive = errors.New("invalid receive")
 
-// networkReceive is one complete size-prefixed request read from a connection.
-//
-// Kafka 0.10.2: org.apache.kafka.common.network.NetworkReceive.
-type networkReceive struct {
-	ch      *KafkaChannel
-	payload []byte
-}
+// errInvalidRequest marks a request whose header or body does not parse.
+var errInvalidRequest = errors.New("invalid request")
 
-// disconnect reports that a connection's reader stopped: the peer closed (err nil) or sent an
-// invalid size prefix.
+// disconnect reports that a connection's reader stopped: the peer closed (err nil), sent an
+// invalid size prefix, or sent a request that does not parse.
 type disconnect struct {
 	ch  *KafkaChannel
 	err error
 }
 
-// completedSend reports that a connection finished writing a response.
+// completedSend reports a response the Processor wrote itself, or one the writer failed to write.
 type completedSend struct {
 	ch  *KafkaChannel
 	err error
 }
 
-// KafkaChannel is one client connection owned by a Processor. Its reader goroutine reads one
-// request, hands it to the Processor and then waits until the Processor unmutes it (after the
-// response went out); its writer goroutine writes one Send at a time.
+// KafkaChannel is one client connection owned by a Processor. Its reader goroutine reads
+// size-prefixed requests and queues them for the handlers, one at a time: it may read the next
+// request while one is in flight (Kafka's staged receive) but hands it over only once the channel
+// is unmuted. Its writer goroutine writes a response Send that the Processor could not write at
+// once without blocking.
 //
 // Kafka 0.10.2: org.apache.kafka.common.network.KafkaChannel (with the Selector's per-channel
-// read and write work moved onto two goroutines, layout.md B.7).
+// read and blocking-write work moved onto two goroutines, layout.md B.7).
 type KafkaChannel struct {
 	id           string
 	conn         net.Conn
+	raw          syscall.RawConn // nil when the connection has no descriptor (net.Pipe in tests)
+	nbw          nonBlockingWriter
 	maxReceive   int32
 	lastActivity atomic.Int64 // unix nanos of the last byte read or written
 
-	unmute chan struct{} // cap 1; the Processor sends here to let the reader read the next request
-	sends  chan Send     // cap 1; the Processor hands the writer one response at a time
+	// muted holds a token while a request of this channel is in flight: the reader puts it in
+	// before queueing a request (waiting while the previous one is unanswered) and the Processor
+	// takes it out when the request is finished (response written, NoOp). This is Kafka's
+	// mute/unmute, and why responses leave in request order.
+	muted chan struct{}
+	// inflight is the request the channel is muted on (nil when unmuted): set by the reader, cleared
+	// by the Processor, read by the Processor for idle reaping and metrics.
+	inflight atomic.Pointer[Request]
+
+	sends  chan Send // cap 1; the Processor hands the writer at most one response at a time
 	closed chan struct{}
 	once   sync.Once
 	wg     *sync.WaitGroup // the Processor's: Processor shutdown waits for every channel goroutine
 }
 
+// readBufferSize is the reader's user-space buffer: a small request and its size prefix (or
+// several pipelined small requests) come in with one read(2); larger payloads are read straight
+// into their own buffer.
+const readBufferSize = 16 << 10
+
 func newKafkaChannel(id string, conn net.Conn, maxReceive int32) *KafkaChannel {
 	ch := &KafkaChannel{
 		id: id, conn: conn, maxReceive: maxReceive,
-		unmute: make(chan struct{}, 1), sends: make(chan Send, 1), closed: make(chan struct{}),
+		muted: make(chan struct{}, 1), sends: make(chan Send, 1), closed: make(chan struct{}),
+	}
+	if sc, ok := conn.(syscall.Conn); ok {
+		if raw, err := sc.SyscallConn(); err == nil {
+			ch.raw = raw
+		}
 	}
 	ch.touch()
 	return ch
@@ -69,12 +87,12 @@ func (ch *KafkaChannel) touch() { ch.lastActivity.Store(time.Now().UnixNano()) }
 // ID is Kafka's connection id: "localAddr-remoteAddr".
 func (ch *KafkaChannel) ID() string { return ch.id }
 
-// start launches the reader and writer goroutines; results go to the Processor's channels.
-func (ch *KafkaChannel) start(wg *sync.WaitGroup, receives chan<- networkReceive, sends chan<- completedSend, disconnects chan<- disconnect) {
-	ch.wg = wg
+// start launches the reader and writer goroutines of a channel owned by p.
+func (ch *KafkaChannel) start(p *Processor) {
+	ch.wg = &p.connWG
 	ch.wg.Add(2)
-	go ch.readLoop(receives, disconnects)
-	go ch.writeLoop(sends)
+	go ch.readLoop(p)
+	go ch.writeLoop(p)
 }
 
 // activityReader records activity on every successful read, so a slow but live client is not
@@ -125,35 +143,48 @@ func (w activityWriter) SyscallConn() (syscall.RawConn, error) {
 	return sc.SyscallConn()
 }
 
-func (ch *KafkaChannel) readLoop(receives chan<- networkReceive, disconnects chan<- disconnect) {
+func (ch *KafkaChannel) readLoop(p *Processor) {
 	defer ch.wg.Done()
-	r := activityReader{ch}
+	r := bufio.NewReaderSize(activityReader{ch}, readBufferSize)
 	var sizeBuf [4]byte
+	var err error
 	for {
-		if _, err := io.ReadFull(r, sizeBuf[:]); err != nil {
+		if _, rerr := io.ReadFull(r, sizeBuf[:]); rerr != nil {
 			break
 		}
 		size := int32(binary.BigEndian.Uint32(sizeBuf[:]))
 		if size < 0 || size > ch.maxReceive {
-			ch.readErr(fmt.Errorf("%w: size %d larger than %d", errInvalidReceive, size, ch.maxReceive), disconnects)
-			return
-		}
-		payload := make([]byte, size)
-		if _, err := io.ReadFull(r, payload); err != nil {
+			err = fmt.Errorf("%w: size %d larger than %d", errInvalidReceive, size, ch.maxReceive)
 			break
 		}
-		select {
-		case receives <- networkReceive{ch: ch, payload: payload}:
-		case <-ch.closed:
+		payload := make([]byte, size)
+		if _, rerr := io.ReadFull(r, payload); rerr != nil {
+			break
+		}
+		if !ch.mute() { // wait until the request before this one is answered
 			return
 		}
-		select { // muted until the Processor has answered this request
-		case <-ch.unmute:
-		case <-ch.closed:
+		if err = p.processCompletedReceive(ch, payload); err != nil {
+			ch.readErr(err, p.disconnects)
 			return
 		}
 	}
-	ch.readErr(nil, disconnects)
+	// Kafka reads a muted channel no further, so it meets the end of the stream or a bad frame only
+	// once the request before it is answered: wait for that, then report.
+	if ch.mute() {
+		ch.readErr(err, p.disconnects)
+	}
+}
+
+// mute waits until no request of this channel is in flight and marks the channel muted for the
+// next one; false once the channel is closed.
+func (ch *KafkaChannel) mute() bool {
+	select {
+	case ch.muted <- struct{}{}:
+		return true
+	case <-ch.closed:
+		return false
+	}
 }
 
 func (ch *KafkaChannel) readErr(err error, disconnects chan<- disconnect) {
@@ -163,18 +194,38 @@ func (ch *KafkaChannel) readErr(err error, disconnects chan<- disconnect) {
 	}
 }
 
-func (ch *KafkaChannel) writeLoop(done chan<- completedSend) {
+// tryWrite writes as much of b as the socket takes without blocking (Kafka's Selector writes a
+// Send as far as the socket buffer allows and waits for OP_WRITE for the rest). It returns the
+// bytes written; the caller hands the remainder to the writer goroutine.
+func (ch *KafkaChannel) tryWrite(b []byte) (int, error) {
+	if ch.raw == nil {
+		return 0, nil
+	}
+	n, err := ch.nbw.writeNonBlocking(ch.raw, b)
+	if n > 0 {
+		ch.touch()
+	}
+	return n, err
+}
+
+// writeLoop writes the sends the Processor could not finish without blocking. A send written
+// whole completes the request right here; a failed one goes back to the Processor, which closes
+// the connection.
+func (ch *KafkaChannel) writeLoop(p *Processor) {
 	defer ch.wg.Done()
 	w := activityWriter{ch}
 	for {
 		select {
 		case s := <-ch.sends:
-			_, err := s.WriteTo(w)
-			select {
-			case done <- completedSend{ch: ch, err: err}:
-			case <-ch.closed:
-				return
+			if _, err := s.WriteTo(w); err != nil {
+				select {
+				case p.sends <- completedSend{ch: ch, err: err}:
+				case <-ch.closed:
+					return
+				}
+				continue
 			}
+			p.completeSend(ch)
 		case <-ch.closed:
 			return
 		}

@@ -13,8 +13,10 @@ import (
 	"github.com/zkafka/zkafka/clients/protocol"
 )
 
-// Processor owns a set of connections: it frames and parses their requests onto the
-// RequestChannel and writes the responses the handlers put on its response queue.
+// Processor owns a set of connections: their requests are framed and parsed onto the
+// RequestChannel (processCompletedReceive, run by each connection's reader goroutine), and the
+// Processor's own goroutine writes the responses the handlers put on its response queue, unmutes
+// the connections, and closes them.
 //
 // Kafka 0.10.2: kafka.network.Processor.
 type Processor struct {
@@ -30,12 +32,10 @@ type Processor struct {
 	idle           *idleMeter        // nil: metrics off
 
 	newConnections chan net.Conn
-	receives       chan networkReceive
 	sends          chan completedSend
 	disconnects    chan disconnect
 
 	channels map[string]*KafkaChannel // owned by the run goroutine
-	inflight map[string]*Request      // the one request each muted channel waits on
 	nextID   int
 	done     chan struct{}
 	wg       sync.WaitGroup // the run goroutine
@@ -49,11 +49,9 @@ func newProcessor(id int, listenerName, securityProtocol string, rc *RequestChan
 		maxRequestSize: maxRequestSize, idleTimeout: idleTimeout,
 		log:            log.WithField("ident", fmt.Sprintf("[Processor %d]: ", id)),
 		newConnections: make(chan net.Conn, 20),
-		receives:       make(chan networkReceive),
 		sends:          make(chan completedSend),
 		disconnects:    make(chan disconnect),
 		channels:       map[string]*KafkaChannel{},
-		inflight:       map[string]*Request{},
 		done:           make(chan struct{}),
 	}
 }
@@ -83,9 +81,6 @@ func (p *Processor) run() {
 		case <-wakeup:
 			p.idle.end(waitStart)
 			p.processNewResponses()
-		case r := <-p.receives:
-			p.idle.end(waitStart)
-			p.processCompletedReceive(r)
 		case s := <-p.sends:
 			p.idle.end(waitStart)
 			p.processCompletedSend(s)
@@ -118,7 +113,7 @@ func (p *Processor) configureNewConnection(c net.Conn) {
 	p.nextID++
 	ch := newKafkaChannel(id, c, p.maxRequestSize)
 	p.channels[id] = ch
-	ch.start(&p.connWG, p.receives, p.sends, p.disconnects)
+	ch.start(p)
 }
 
 // connectionID is Kafka's "localHost:localPort-remoteHost:remotePort" plus an index, so a quickly
@@ -138,13 +133,11 @@ func (p *Processor) processNewResponses() {
 		}
 		switch resp.Action {
 		case NoOpAction:
-			delete(p.inflight, ch.id)
-			p.requestMetrics.updateRequestMetrics(resp.Request, time.Now())
-			p.unmute(ch)
+			p.completeSend(ch)
 		case SendAction:
-			ch.sends <- resp.Send // cap 1 and at most one response per muted channel: never blocks
+			p.send(ch, resp.Send)
 		case CloseConnectionAction:
-			delete(p.inflight, ch.id)
+			ch.inflight.Store(nil)
 			p.requestMetrics.updateRequestMetrics(resp.Request, time.Now())
 			p.log.Debugf("Closing socket connection to %s.", ch.conn.RemoteAddr())
 			p.close(ch)
@@ -152,28 +145,51 @@ func (p *Processor) processNewResponses() {
 	}
 }
 
-func (p *Processor) unmute(ch *KafkaChannel) {
+// send writes a response. A response held in memory is written here, without blocking, as far as
+// the socket takes it; when all of it went, the send is complete at once and no goroutine is woken.
+// The rest, and any other Send (a FetchResponse streaming FileRecords with sendfile), goes to the
+// channel's writer goroutine, which completes the request itself (or reports a failed write
+// through p.sends).
+func (p *Processor) send(ch *KafkaChannel, s Send) {
+	if b, ok := s.(ByteBufferSend); ok {
+		n, err := ch.tryWrite(b)
+		if err != nil || n == len(b) {
+			p.processCompletedSend(completedSend{ch: ch, err: err})
+			return
+		}
+		s = b[n:]
+	}
+	ch.sends <- s // cap 1 and at most one response per muted channel: never blocks
+}
+
+// completeSend finishes ch's request in flight (its response is written, or it needs none): the
+// request's metrics, then unmute, so the reader may hand over the next request (which it may have
+// read already: Kafka's staged receive). It runs on the Processor's goroutine or on the channel's
+// writer goroutine (sparing the writer a hand-off back); whoever takes the request out of
+// ch.inflight records it, so a connection closing meanwhile counts it once.
+func (p *Processor) completeSend(ch *KafkaChannel) {
+	if req := ch.inflight.Swap(nil); req != nil {
+		p.requestMetrics.updateRequestMetrics(req, time.Now())
+	}
 	select {
-	case ch.unmute <- struct{}{}:
+	case <-ch.muted:
 	default:
 	}
 }
 
-func (p *Processor) processCompletedReceive(r networkReceive) {
-	ch := r.ch
-	if _, ok := p.channels[ch.id]; !ok {
-		return
-	}
-	req, err := p.parseRequest(ch, r.payload)
+// processCompletedReceive turns a request read from ch into a Request on the RequestChannel. It
+// runs on ch's reader goroutine, once the channel is muted for it (Kafka's Processor does this on
+// its own thread; doing it here saves two goroutine hand-offs per request), and touches only
+// Processor fields that never change. A request that does not parse is returned as an error: the
+// reader reports it and the Processor closes the connection.
+func (p *Processor) processCompletedReceive(ch *KafkaChannel, payload []byte) error {
+	req, err := p.parseRequest(ch, payload)
 	if err != nil {
-		p.log.WithError(err).Warnf("Closing socket connection to %s due to invalid request: %v", ch.conn.RemoteAddr(), err)
-		p.close(ch)
-		return
+		return fmt.Errorf("%w: %w", errInvalidRequest, err)
 	}
-	p.inflight[ch.id] = req
-	if !p.requestChannel.SendRequest(req, p.done) {
-		return
-	}
+	ch.inflight.Store(req)
+	p.requestChannel.SendRequest(req, p.done)
+	return nil
 }
 
 // parseRequest is RequestChannel.Request's construction: the header, then the body for the
@@ -198,26 +214,30 @@ func (p *Processor) parseRequest(ch *KafkaChannel, payload []byte) (*Request, er
 	return req, nil
 }
 
+// processCompletedSend handles a send the Processor finished itself, or one the writer goroutine
+// failed; a failed write closes the connection.
 func (p *Processor) processCompletedSend(s completedSend) {
 	ch := s.ch
-	if _, ok := p.channels[ch.id]; !ok {
+	if p.channels[ch.id] != ch {
 		return
 	}
-	p.requestMetrics.updateRequestMetrics(p.inflight[ch.id], time.Now())
-	delete(p.inflight, ch.id)
 	if s.err != nil {
+		p.requestMetrics.updateRequestMetrics(ch.inflight.Swap(nil), time.Now())
 		p.log.Debugf("Closing socket for %s because of error writing a response: %v", ch.id, s.err)
 		p.close(ch)
 		return
 	}
-	p.unmute(ch)
+	p.completeSend(ch)
 }
 
 func (p *Processor) processDisconnected(d disconnect) {
 	if _, ok := p.channels[d.ch.id]; !ok {
 		return
 	}
-	if d.err != nil && errors.Is(d.err, errInvalidReceive) {
+	switch {
+	case errors.Is(d.err, errInvalidRequest):
+		p.log.WithError(d.err).Warnf("Closing socket connection to %s due to %v", d.ch.conn.RemoteAddr(), d.err)
+	case errors.Is(d.err, errInvalidReceive):
 		p.log.Warnf("Closing socket connection to %s: %v", d.ch.conn.RemoteAddr(), d.err)
 	}
 	p.close(d.ch)
@@ -231,7 +251,7 @@ func (p *Processor) maybeCloseOldestConnection() {
 	}
 	limit := time.Now().Add(-p.idleTimeout).UnixNano()
 	for id, ch := range p.channels {
-		if _, busy := p.inflight[id]; busy {
+		if ch.inflight.Load() != nil {
 			continue
 		}
 		if ch.lastActivity.Load() < limit {
@@ -242,14 +262,13 @@ func (p *Processor) maybeCloseOldestConnection() {
 }
 
 func (p *Processor) close(ch *KafkaChannel) {
-	if req, ok := p.inflight[ch.id]; ok && !req.responseDequeue.IsZero() {
+	if req := ch.inflight.Swap(nil); req != nil && !req.responseDequeue.IsZero() {
 		// The response was being written when the connection went: it is finished as far as the
 		// metrics go (Kafka: processDisconnected's inflightResponses). A request still with the
 		// handlers counts later, when its response comes back to a closed connection.
 		p.requestMetrics.updateRequestMetrics(req, time.Now())
 	}
 	delete(p.channels, ch.id)
-	delete(p.inflight, ch.id)
 	ch.close()
 	p.quotas.dec(ch.conn.RemoteAddr())
 }

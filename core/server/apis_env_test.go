@@ -97,6 +97,8 @@ func decode(t testing.TB, r *network.Response, key protocol.ApiKeys, version int
 // purgatories on a MockTimer.
 type apisEnv struct {
 	clock *common.MockTime
+	sched *utils.MockScheduler
+	lm    *log.LogManager
 	rm    *ReplicaManager
 	cache *MetadataCache
 	ch    *recordingChannel
@@ -104,7 +106,7 @@ type apisEnv struct {
 	corr  int32
 }
 
-func newApisEnv(t *testing.T, extra map[string]string) *apisEnv {
+func newApisEnv(t testing.TB, extra map[string]string) *apisEnv {
 	t.Helper()
 	props := map[string]string{"auto.create.topics.enable": "false"}
 	for k, v := range extra {
@@ -122,7 +124,8 @@ func newApisEnv(t *testing.T, extra map[string]string) *apisEnv {
 		t.Fatal(err)
 	}
 	loggers, _ := testLoggers(t)
-	rm, err := NewReplicaManager(ReplicaManagerConfig{Config: cfg, Time: clock, LogManager: lm, Scheduler: utils.NewMockScheduler(clock),
+	sched := utils.NewMockScheduler(clock)
+	rm, err := NewReplicaManager(ReplicaManagerConfig{Config: cfg, Time: clock, LogManager: lm, Scheduler: sched,
 		DefaultLogConfig: lc, Logger: loggers.Server,
 		ProducePurgatory: purgatory.NewDelayedOperationPurgatoryWithTimer[*DelayedProduce]("Produce", timer.NewMockTimer(clock), 0, 1000, false, nil),
 		FetchPurgatory:   purgatory.NewDelayedOperationPurgatoryWithTimer[*DelayedFetch]("Fetch", timer.NewMockTimer(clock), 0, 1000, false, nil)})
@@ -137,7 +140,7 @@ func newApisEnv(t *testing.T, extra map[string]string) *apisEnv {
 	ch := newRecordingChannel()
 	apis := NewKafkaApis(KafkaApisConfig{RequestChannel: ch, ReplicaManager: rm, BrokerID: 0, Config: cfg, MetadataCache: cache,
 		ClusterID: "test-cluster-id-000000", Logger: loggers.Server})
-	return &apisEnv{clock: clock, rm: rm, cache: cache, ch: ch, apis: apis}
+	return &apisEnv{clock: clock, sched: sched, lm: lm, rm: rm, cache: cache, ch: ch, apis: apis}
 }
 
 // handle runs one request through KafkaApis.
@@ -150,7 +153,7 @@ func (e *apisEnv) handle(m protocol.Message, clientID string) *network.Request {
 }
 
 // lead makes broker 0 the leader (ISR isr, default [0]) of topic's partitions, through KafkaApis.
-func (e *apisEnv) lead(t *testing.T, topic string, partitions int32, replicas []int32, isr ...int32) {
+func (e *apisEnv) lead(t testing.TB, topic string, partitions int32, replicas []int32, isr ...int32) {
 	if len(isr) == 0 {
 		isr = []int32{0}
 	}

@@ -49,7 +49,7 @@ func (h *captureHook) contains(sub string) bool {
 func testLoggers(t testing.TB) (Loggers, *captureHook) {
 	l := logrus.New()
 	l.SetLevel(logrus.DebugLevel)
-	if os.Getenv("F1_TRACE") != "" {
+	if os.Getenv("ZKAFKA_TRACE") != "" {
 		l.SetLevel(logrus.TraceLevel)
 	}
 	if !testing.Verbose() {

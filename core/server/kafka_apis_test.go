@@ -9,7 +9,7 @@ import (
 	"github.com/zkafka/zkafka/core/network"
 )
 
-func recordSet(t *testing.T, n int, codec record.CompressionType) *record.MemoryRecords {
+func recordSet(t testing.TB, n int, codec record.CompressionType) *record.MemoryRecords {
 	t.Helper()
 	b := record.NewMemoryRecordsBuilder(record.MagicValueV1, codec, record.CreateTime, 0, 0, 0)
 	for i := 0; i < n; i++ {
@@ -254,5 +254,35 @@ func TestApisBadBodyClosesConnection(t *testing.T) {
 	e.apis.Handle(req)
 	if r := e.ch.take(t); r.Action != network.CloseConnectionAction {
 		t.Fatalf("action %v", r.Action)
+	}
+}
+
+// TestApisProduceEmptyRecordSet: an empty record_set appends nothing and answers NONE with
+// base_offset -1 (Log.append returns early when there is no message).
+func TestApisProduceEmptyRecordSet(t *testing.T) {
+	e := newApisEnv(t, nil)
+	e.lead(t, "t", 1, []int32{0})
+	e.handle(produceReq("t", 1, map[int32]record.Records{0: record.NewMemoryRecords(nil)}), "p")
+	p := decode(t, e.ch.take(t), protocol.Produce, 2).(*protocol.ProduceResponse).Responses[0].PartitionResponses[0]
+	if p.ErrorCode != 0 || p.BaseOffset != -1 {
+		t.Fatalf("empty produce %+v", p)
+	}
+}
+
+// TestApisProduceLogAppendTime: with message.timestamp.type=LogAppendTime, Produce v2 reports
+// the broker time it stamped; with CreateTime it reports -1.
+func TestApisProduceLogAppendTime(t *testing.T) {
+	e := newApisEnv(t, map[string]string{"log.message.timestamp.type": "LogAppendTime"})
+	e.lead(t, "t", 1, []int32{0})
+	e.handle(produceReq("t", 1, map[int32]record.Records{0: recordSet(t, 2, record.NONE)}), "p")
+	p := decode(t, e.ch.take(t), protocol.Produce, 2).(*protocol.ProduceResponse).Responses[0].PartitionResponses[0]
+	if p.ErrorCode != 0 || p.LogAppendTime != e.clock.Milliseconds() {
+		t.Fatalf("LogAppendTime produce %+v, clock %d", p, e.clock.Milliseconds())
+	}
+	e2 := newApisEnv(t, nil)
+	e2.lead(t, "t", 1, []int32{0})
+	e2.handle(produceReq("t", 1, map[int32]record.Records{0: recordSet(t, 2, record.NONE)}), "p")
+	if p := decode(t, e2.ch.take(t), protocol.Produce, 2).(*protocol.ProduceResponse).Responses[0].PartitionResponses[0]; p.LogAppendTime != -1 {
+		t.Fatalf("CreateTime produce %+v", p)
 	}
 }

@@ -1,11 +1,14 @@
 package server
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/zkafka/zkafka/clients/protocol"
+	"github.com/zkafka/zkafka/core/server/brokerstate"
 	"github.com/zkafka/zkafka/zk/zkclient"
 	"github.com/zkafka/zkafka/zk/zktest"
 	"github.com/zkafka/zkafka/zk/zkutils"
@@ -83,4 +86,70 @@ func TestBrokerIDGeneratedAndCheckpointed(t *testing.T) {
 		srv3.Shutdown()
 		t.Fatal("started with broker.id 5 over meta.properties 1001")
 	}
+}
+
+// TestAutoCreateTopic: Metadata for an unknown topic with auto.create.topics.enable writes the
+// topic config and the replica assignment to ZooKeeper, byte for byte, and answers
+// LEADER_NOT_AVAILABLE; an illegal name is INVALID_TOPIC_EXCEPTION.
+func TestAutoCreateTopic(t *testing.T) {
+	connect := zktest.Chroot(t)
+	loggers, _ := testLoggers(t)
+	srv := NewKafkaServer(brokerConfig(t, connect, t.TempDir(), map[string]string{"num.partitions": "2"}), nil, loggers,
+		func(string) string { return "" })
+	if err := srv.Startup(); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown()
+	c := dialRaw(t, srv.BoundPort("PLAINTEXT"))
+	r := c.roundTrip(t, &protocol.MetadataRequest{Version: 1, Topics: []string{"auto-t", "bad/name"}}).(*protocol.MetadataResponse)
+	codes := map[string]int16{}
+	for _, tm := range r.TopicMetadata {
+		codes[tm.Topic] = tm.TopicErrorCode
+	}
+	if codes["auto-t"] != protocol.ErrLeaderNotAvailable.Code || codes["bad/name"] != protocol.ErrInvalidTopicException.Code {
+		t.Fatalf("codes %v", codes)
+	}
+	z := srv.ZkUtils()
+	cfgData, _, err := z.ReadData(zkutils.EntityConfigPath(zkutils.ConfigTypeTopic, "auto-t"))
+	if err != nil || string(cfgData) != `{"version":1,"config":{}}` {
+		t.Fatalf("/config/topics/auto-t = %s, %v", cfgData, err)
+	}
+	assign, _, err := z.ReadData(zkutils.TopicPath("auto-t"))
+	if err != nil || string(assign) != `{"version":1,"partitions":{"1":[0],"0":[0]}}` {
+		t.Fatalf("/brokers/topics/auto-t = %s, %v", assign, err)
+	}
+	// Asking again before any controller acted: still LEADER_NOT_AVAILABLE (TopicExists is ignored).
+	r = c.roundTrip(t, &protocol.MetadataRequest{Version: 1, Topics: []string{"auto-t"}}).(*protocol.MetadataResponse)
+	if r.TopicMetadata[0].TopicErrorCode != protocol.ErrLeaderNotAvailable.Code {
+		t.Fatalf("second request %+v", r.TopicMetadata[0])
+	}
+}
+
+// TestStartupFailureCleansUp: a broker that cannot bind its port fails Startup, releases what it
+// had started (ZooKeeper session, log directory lock, goroutines) and can be started again once
+// the port is free.
+func TestStartupFailureCleansUp(t *testing.T) {
+	connect := zktest.Chroot(t)
+	loggers, _ := testLoggers(t)
+	first := NewKafkaServer(brokerConfig(t, connect, t.TempDir(), nil), nil, loggers, func(string) string { return "" })
+	if err := first.Startup(); err != nil {
+		t.Fatal(err)
+	}
+	port := first.BoundPort("PLAINTEXT")
+	dir := t.TempDir()
+	cfg := brokerConfig(t, connect, dir, map[string]string{"broker.id": "1", "listeners": fmt.Sprintf("PLAINTEXT://127.0.0.1:%d", port)})
+	second := NewKafkaServer(cfg, nil, loggers, func(string) string { return "" })
+	if err := second.Startup(); err == nil {
+		t.Fatal("second broker bound a port in use")
+	}
+	if second.BrokerState.CurrentState() != brokerstate.NotRunning {
+		t.Fatalf("state after failed startup %s", second.BrokerState.CurrentState())
+	}
+	first.Shutdown()
+	cfg2 := brokerConfig(t, connect, dir, map[string]string{"broker.id": "1"})
+	third := NewKafkaServer(cfg2, nil, loggers, func(string) string { return "" })
+	if err := third.Startup(); err != nil {
+		t.Fatalf("restart in the same log directory: %v", err)
+	}
+	third.Shutdown()
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/zkafka/zkafka/clients/common"
 	"github.com/zkafka/zkafka/core/log"
+	"github.com/zkafka/zkafka/core/metrics"
 	"github.com/zkafka/zkafka/core/network"
 	"github.com/zkafka/zkafka/core/server/brokerstate"
 	"github.com/zkafka/zkafka/core/server/config"
@@ -55,6 +56,11 @@ type KafkaServer struct {
 
 	BrokerState brokerstate.BrokerState
 
+	// Metrics is the broker's registry (MBean-named meters: RequestMetrics from the SocketServer,
+	// BrokerTopicMetrics from the ReplicaManager); a reporter may export it.
+	Metrics    *metrics.Registry
+	topicStats *metrics.BrokerTopicStats
+
 	startupComplete atomic.Bool
 	isStartingUp    atomic.Bool
 	isShuttingDown  atomic.Bool
@@ -91,6 +97,8 @@ func NewKafkaServer(cfg *config.KafkaConfig, clock common.Time, loggers Loggers,
 		getenv = os.Getenv
 	}
 	s := &KafkaServer{config: cfg, time: clock, loggers: loggers, getenv: getenv, shutdownLatch: make(chan struct{})}
+	s.Metrics = metrics.NewRegistry(clock)
+	s.topicStats = metrics.NewBrokerTopicStats(s.Metrics)
 	s.logger = loggers.Server.WithField("logger", "kafka.server.KafkaServer").WithField("ident", "")
 	return s
 }
@@ -172,6 +180,7 @@ func (s *KafkaServer) Startup() (err error) {
 	s.metadataCache = NewMetadataCache(s.config.BrokerID, s.loggers.Server)
 
 	sscfg := network.SocketServerConfigFrom(s.config)
+	sscfg.Metrics = s.Metrics
 	s.socketServer = network.NewSocketServer(sscfg, s.loggers.Server.WithField("logger", "kafka.network.SocketServer").
 		WithField("ident", "[Socket Server on Broker "+fmt.Sprint(s.config.BrokerID)+"], "))
 	if err = s.socketServer.Startup(context.Background(), sscfg); err != nil {
@@ -179,7 +188,7 @@ func (s *KafkaServer) Startup() (err error) {
 	}
 
 	s.replicaManager, err = NewReplicaManager(ReplicaManagerConfig{Config: s.config, Time: s.time, ZkUtils: s.zkUtils,
-		LogManager: s.logManager, Scheduler: s.kafkaScheduler, DefaultLogConfig: defaultLog,
+		LogManager: s.logManager, Scheduler: s.kafkaScheduler, DefaultLogConfig: defaultLog, BrokerTopicStats: s.topicStats,
 		Logger: s.loggers.Server, StateChange: s.loggers.StateChange})
 	if err != nil {
 		return err

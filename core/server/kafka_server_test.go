@@ -11,6 +11,8 @@ import (
 	"github.com/IBM/sarama"
 
 	"github.com/zkafka/zkafka/clients/protocol"
+	"github.com/zkafka/zkafka/core/admin"
+	"github.com/zkafka/zkafka/core/metrics"
 	"github.com/zkafka/zkafka/zk/zktest"
 	"github.com/zkafka/zkafka/zk/zkutils"
 )
@@ -47,7 +49,7 @@ func TestKafkaServerEndToEnd(t *testing.T) {
 	}
 
 	const topic = "e2e"
-	if err := CreateTopic(srv.ZkUtils(), topic, 3, 1, nil); err != nil {
+	if err := admin.NewAdminUtils(srv.ZkUtils(), nil, nil).CreateTopic(topic, 3, 1, nil, admin.RackAwareEnforced); err != nil {
 		t.Fatal(err)
 	}
 	ctl := dialRaw(t, port)
@@ -69,6 +71,15 @@ func TestKafkaServerEndToEnd(t *testing.T) {
 			}
 			sent += perRun
 		}
+	}
+
+	// The BrokerTopicMetrics meters saw every message (kafka.server:type=BrokerTopicMetrics).
+	in, ok := srv.Metrics.Get("kafka.server:type=BrokerTopicMetrics,name=MessagesInPerSec,topic=" + topic).(*metrics.Meter)
+	if !ok || in.Count() != int64(sent) {
+		t.Errorf("MessagesInPerSec for %s: %v", topic, srv.Metrics.Get("kafka.server:type=BrokerTopicMetrics,name=MessagesInPerSec,topic="+topic))
+	}
+	if out, ok := srv.Metrics.Get("kafka.server:type=BrokerTopicMetrics,name=BytesOutPerSec").(*metrics.Meter); !ok || out.Count() == 0 {
+		t.Error("BytesOutPerSec not marked")
 	}
 
 	srv.Shutdown()

@@ -53,19 +53,19 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string, st
 	}
 	logger.WithField("logger", "kafka.server.KafkaConfig").Info("KafkaConfig values: \n" + cfg.LogString())
 	base := logrus.NewEntry(logger)
-	srv := server.NewKafkaServer(cfg, nil, server.Loggers{
+	srv := server.NewKafkaServerStartable(cfg, server.Loggers{
 		Server:      base.WithField("logger", "kafka"),
 		StateChange: base.WithField("logger", "state.change.logger"),
 		Request:     base.WithField("logger", "kafka.request.logger"),
 	}, getenv)
-	startable := base.WithField("logger", "kafka.server.KafkaServerStartable")
-	if err := srv.Startup(); err != nil {
-		startable.WithError(err).Error("Fatal error during KafkaServerStartable startup. Prepare to shutdown")
-		return 1
-	}
+	// The shutdown hook is in place before startup, as in kafka.Kafka: a signal that arrives
+	// while the broker starts shuts it down as soon as it is up.
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
 	defer signal.Stop(sigs)
+	if err := srv.Startup(); err != nil {
+		return 1
+	}
 	select {
 	case <-sigs:
 	case <-stop:

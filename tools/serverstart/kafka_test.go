@@ -49,8 +49,12 @@ type syncBuffer struct {
 	b  bytes.Buffer
 }
 
-func (s *syncBuffer) Write(p []byte) (int, error) { s.mu.Lock(); defer s.mu.Unlock(); return s.b.Write(p) }
-func (s *syncBuffer) String() string              { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
 
 // TestStartAndStop: server.properties plus overrides start a broker, which a stop (SIGTERM in
 // the real process) shuts down cleanly with exit 0.
@@ -68,7 +72,9 @@ func TestStartAndStop(t *testing.T) {
 	go func() {
 		done <- run([]string{props, "--override", "listeners=PLAINTEXT://127.0.0.1:0", "--override=num.io.threads=1"}, out, out, os.Getenv, stop)
 	}()
-	zktest.WaitUntilTrue(t, func() bool { return strings.Contains(out.String(), "[Kafka Server 3], started (kafka.server.KafkaServer)") },
+	zktest.WaitUntilTrue(t, func() bool {
+		return strings.Contains(out.String(), "[Kafka Server 3], started (kafka.server.KafkaServer)")
+	},
 		"broker started", 30*time.Second)
 	if !strings.Contains(out.String(), "num.io.threads = 1") {
 		t.Error("override not applied")

@@ -1,0 +1,121 @@
+package server
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/zkafka/zkafka/clients/common"
+	"github.com/zkafka/zkafka/clients/protocol"
+	"github.com/zkafka/zkafka/clients/record"
+	"github.com/zkafka/zkafka/core/metrics"
+	"github.com/zkafka/zkafka/core/network"
+)
+
+// fetchResponseSend writes a FetchResponse frame at write time, streaming each FileRecords
+// slice from its segment file with sendfile (protocol.WriteResponse leaves them out of the
+// encoded buffer).
+//
+// Kafka 0.10.2: kafka.api.FetchResponseSend / FetchResponse.toSend.
+type fetchResponseSend struct {
+	header protocol.ResponseHeader
+	body   *protocol.FetchResponse
+}
+
+// WriteTo implements network.Send.
+func (s fetchResponseSend) WriteTo(w io.Writer) (int64, error) {
+	return protocol.WriteResponse(w, s.header, s.body)
+}
+
+// --- Fetch ---
+
+func (a *KafkaApis) handleFetchRequest(req *network.Request) error {
+	fr, ok := req.Body.(*protocol.FetchRequest)
+	if !ok {
+		return fmt.Errorf("%w: unexpected body %T", protocol.ErrInvalidRequest, req.Body)
+	}
+	version := fr.Version
+	var authorized []PartitionFetchInfo
+	var unknown []FetchPartitionData
+	for _, t := range fr.Topics {
+		exists := a.metadataCache.Contains(t.Topic)
+		for _, p := range t.Partitions {
+			tp := common.TopicPartition{Topic: t.Topic, Partition: p.Partition}
+			if !exists {
+				unknown = append(unknown, FetchPartitionData{TopicPartition: tp, Err: protocol.ErrUnknownTopicOrPartition, HW: -1,
+					Records: record.NewMemoryRecords(nil)})
+				continue
+			}
+			authorized = append(authorized, PartitionFetchInfo{TopicPartition: tp, Offset: p.FetchOffset, MaxBytes: p.MaxBytes})
+		}
+	}
+	cb := func(data []FetchPartitionData) {
+		merged := make([]FetchPartitionData, 0, len(data)+len(unknown))
+		for _, d := range data {
+			if version <= 1 && d.Records != nil {
+				if magic, ok := a.replicaManager.GetMagic(d.TopicPartition); ok && magic > record.MagicValueV0 {
+					d.Records = a.downConvert(d)
+				}
+			}
+			merged = append(merged, d)
+		}
+		if fr.ReplicaID < 0 { // bytes out count consumer fetches only, as in 0.10.2
+			for _, d := range merged {
+				if d.Records != nil {
+					n := int64(d.Records.SizeInBytes())
+					a.replicaManager.meters(d.TopicPartition.Topic, func(m *metrics.BrokerTopicMetrics) { m.BytesOutRate.Mark(n) })
+				}
+			}
+		}
+		merged = append(merged, unknown...)
+		resp := &protocol.FetchResponse{Version: version}
+		for _, d := range merged {
+			ph := protocol.FetchResponsePartitionHeader{Partition: d.TopicPartition.Partition, ErrorCode: protocol.CodeOf(d.Err), HighWatermark: d.HW}
+			entry := protocol.FetchResponsePartitionResponses{PartitionHeader: ph, RecordSet: d.Records}
+			if entry.RecordSet == nil {
+				entry.RecordSet = record.NewMemoryRecords(nil)
+			}
+			n := len(resp.Responses)
+			if n > 0 && resp.Responses[n-1].Topic == d.TopicPartition.Topic {
+				resp.Responses[n-1].PartitionResponses = append(resp.Responses[n-1].PartitionResponses, entry)
+			} else {
+				resp.Responses = append(resp.Responses, protocol.FetchResponseResponses{Topic: d.TopicPartition.Topic,
+					PartitionResponses: []protocol.FetchResponsePartitionResponses{entry}})
+			}
+		}
+		a.requestLogger.Debugf("Completed request:%s from connection %s", describe(req), req.ConnectionID)
+		a.requestChannel.SendResponse(&network.Response{Request: req,
+			Send: fetchResponseSend{header: protocol.ResponseHeader{CorrelationID: req.Header.CorrelationID}, body: resp}})
+	}
+	if len(authorized) == 0 {
+		cb(nil)
+		return nil
+	}
+	maxBytes := fr.MaxBytes
+	if version <= 2 {
+		maxBytes = 1<<31 - 1 // FetchRequest.DEFAULT_RESPONSE_MAX_BYTES
+	}
+	a.replicaManager.FetchMessages(int64(fr.MaxWaitTime), fr.ReplicaID, fr.MinBytes, maxBytes, version <= 2, authorized, cb)
+	return nil
+}
+
+// downConvert gives a v0/v1 fetcher magic-0 messages when the chunk holds newer ones.
+func (a *KafkaApis) downConvert(d FetchPartitionData) record.Records {
+	type converter interface {
+		HasMatchingShallowMagic(int8) (bool, error)
+		ToMessageFormat(int8) (record.Records, error)
+	}
+	c, ok := d.Records.(converter)
+	if !ok {
+		return d.Records
+	}
+	if match, err := c.HasMatchingShallowMagic(record.MagicValueV0); err != nil || match {
+		return d.Records
+	}
+	a.logger.Tracef("Down converting message to V0 for fetch request from partition %s", d.TopicPartition)
+	conv, err := c.ToMessageFormat(record.MagicValueV0)
+	if err != nil {
+		a.logger.WithError(err).Warnf("Down conversion failed for %s", d.TopicPartition)
+		return d.Records
+	}
+	return conv
+}

@@ -1,0 +1,72 @@
+package server
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/zkafka/zkafka/clients/common"
+	"github.com/zkafka/zkafka/clients/protocol"
+	"github.com/zkafka/zkafka/clients/record"
+	"github.com/zkafka/zkafka/core/network"
+)
+
+// --- Produce ---
+
+func (a *KafkaApis) handleProducerRequest(req *network.Request) error {
+	pr, ok := req.Body.(*protocol.ProduceRequest)
+	if !ok {
+		return fmt.Errorf("%w: unexpected body %T", protocol.ErrInvalidRequest, req.Body)
+	}
+	var entries []ProduceEntry
+	unknown := map[common.TopicPartition]PartitionResponse{}
+	for _, td := range pr.TopicData {
+		exists := a.metadataCache.Contains(td.Topic)
+		for _, d := range td.Data {
+			tp := common.TopicPartition{Topic: td.Topic, Partition: d.Partition}
+			if !exists {
+				unknown[tp] = PartitionResponse{Err: protocol.ErrUnknownTopicOrPartition, BaseOffset: -1, LogAppendTime: record.NoTimestamp}
+				continue
+			}
+			mr, ok := d.RecordSet.(*record.MemoryRecords)
+			if !ok {
+				mr = record.NewMemoryRecords(nil)
+			}
+			entries = append(entries, ProduceEntry{TopicPartition: tp, Records: mr})
+		}
+	}
+	cb := func(status map[common.TopicPartition]PartitionResponse) {
+		for tp, s := range unknown {
+			status[tp] = s
+		}
+		if pr.Acks == 0 {
+			var failed []string
+			for tp, s := range status {
+				if s.Err != nil {
+					failed = append(failed, fmt.Sprintf("%s -> %s", tp, protocol.ErrorForCode(protocol.CodeOf(s.Err)).(*protocol.Error).Name))
+				}
+			}
+			if len(failed) > 0 {
+				a.logger.Infof("Closing connection due to error during produce request with correlation id %d from client id %s with ack=0\nTopic and partition to exceptions: %s",
+					req.Header.CorrelationID, clientIDOf(req), strings.Join(failed, ","))
+				a.requestChannel.CloseConnection(req)
+			} else {
+				a.requestChannel.NoOperation(req)
+			}
+			return
+		}
+		resp := &protocol.ProduceResponse{Version: pr.Version}
+		for _, td := range pr.TopicData {
+			t := protocol.ProduceResponseResponses{Topic: td.Topic}
+			for _, d := range td.Data {
+				s := status[common.TopicPartition{Topic: td.Topic, Partition: d.Partition}]
+				t.PartitionResponses = append(t.PartitionResponses, protocol.ProduceResponsePartitionResponses{
+					Partition: d.Partition, ErrorCode: protocol.CodeOf(s.Err), BaseOffset: s.BaseOffset, LogAppendTime: s.LogAppendTime})
+			}
+			resp.Responses = append(resp.Responses, t)
+		}
+		a.sendResponse(req, resp)
+	}
+	internalTopicsAllowed := clientIDOf(req) == AdminClientID
+	a.replicaManager.AppendRecords(int64(pr.Timeout), pr.Acks, internalTopicsAllowed, entries, cb)
+	return nil
+}
