@@ -225,20 +225,25 @@ func TestPausedFollowerLeavesIsr(t *testing.T) {
 	if shrunk < lag {
 		t.Errorf("ISR shrank after %v, before replica.lag.time.max.ms %v", shrunk, lag)
 	}
-	// Notifications were written (the children version moved: a create and a delete per
-	// notification) and consumed (none left).
-	if err := WaitFor(within(t, 10*time.Second), func() string { return "isr change notifications not consumed" }, func() bool {
+	// The leader announced the ISR changes under /isr_change_notification (0.10.2 batches them:
+	// one sequential node once no change has come for 5 s) and the controller consumed them:
+	// the children version moved by at least a create and a delete, and no child is left.
+	var after int32
+	if err := WaitFor(within(t, 30*time.Second), func() string {
+		return fmt.Sprintf("/isr_change_notification children version %d -> %d: no notification written and consumed", before.Cversion, after)
+	}, func() bool {
 		kids, err := z.GetChildren(zkutils.IsrChangeNotificationPath)
-		return err == nil && len(kids) == 0
+		if err != nil || len(kids) != 0 {
+			return false
+		}
+		_, st, err := z.ReadData(zkutils.IsrChangeNotificationPath)
+		if err != nil {
+			return false
+		}
+		after = st.Cversion
+		return after-before.Cversion >= 2
 	}); err != nil {
 		t.Fatal(err)
-	}
-	_, after, err := z.ReadData(zkutils.IsrChangeNotificationPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if after.Cversion-before.Cversion < 4 {
-		t.Errorf("/isr_change_notification children version %d -> %d: want a shrink and an expand notification written and deleted", before.Cversion, after.Cversion)
 	}
 	if _, _, errs := load.Stop(); len(errs) > 0 {
 		t.Errorf("%d sends failed, first: %v", len(errs), errs[0])

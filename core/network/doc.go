@@ -15,11 +15,10 @@
 // Processor drives a non-blocking Selector; here each connection (KafkaChannel) has a reader
 // goroutine and a writer goroutine, and the work is placed so that a request and its response
 // cross as few goroutines as possible (each hand-off to a parked goroutine costs a wakeup):
-//   - The reader reads a size-prefixed request (through a small buffer, so a small request costs
-//     one read(2)), waits while the channel is muted, then runs the Processor's
-//     processCompletedReceive itself: parse, and put the Request on the RequestChannel. It may read
-//     the next request while one is in flight, which is Kafka's staged receive, but hands it over
-//     only when the channel is unmuted.
+//   - The reader waits while the channel is muted (a muted channel is not read, as in Kafka), reads
+//     a size-prefixed request (through a small buffer, so a small request costs one read(2) and
+//     pipelined small requests share one), mutes the channel and runs the Processor's
+//     processCompletedReceive itself: parse, and put the Request on the RequestChannel.
 //   - The Processor's goroutine takes responses off its queue (processNewResponses) and writes a
 //     response held in memory itself, non-blocking, as the Selector does; if the socket buffer
 //     fills up, or the Send streams FileRecords with sendfile, the writer goroutine writes the rest
@@ -28,9 +27,8 @@
 //     reaping), and holds the connection map.
 //
 // Muting gives Kafka's ordering guarantee: a connection has at most one request in flight (the
-// KafkaChannel's muted token and inflight request), so responses leave in request order. The end
-// of a stream or a bad frame after a request is acted on only once that request is answered, as in
-// Kafka, which does not read a muted channel.
+// KafkaChannel's muted token and inflight request), so responses leave in request order, and the
+// end of a stream or a bad frame after a request is met only once that request is answered.
 //
 // Zero copy: a Response carries a Send; the writer calls Send.WriteTo with the *net.TCPConn, so a
 // FetchResponse whose record sets are FileRecords slices goes out with sendfile(2).

@@ -65,10 +65,9 @@ func echoCorrelation(req *Request, body []byte) ByteBufferSend {
 	return append(b, body...)
 }
 
-// A request read ahead while another is in flight (a staged receive) reaches the handlers only
-// after the first one's response went out: one request per connection in flight, as muting
-// promises, while the client pipelines.
-func TestStagedRequestWaitsForTheResponseBeforeIt(t *testing.T) {
+// A client pipelining requests has one in flight at a time: the next reaches the handlers only
+// after the previous one's response went out, as muting promises.
+func TestPipelinedRequestsAreHandledOneAtATime(t *testing.T) {
 	var inFlight sync.Map // connection id -> *atomic.Int32
 	var overlaps atomic.Int32
 	ss := startHandlerServer(t, nil, func(req *Request) Send {
@@ -91,7 +90,7 @@ func TestStagedRequestWaitsForTheResponseBeforeIt(t *testing.T) {
 	for i := 0; i < n; i++ {
 		all = append(all, frame(18, 0, int32(i), "pipelined", nil)...)
 	}
-	go c.Write(all) // every request at once: the reader stages one while the other is handled
+	go c.Write(all) // every request at once
 	c.SetReadDeadline(time.Now().Add(10 * time.Second))
 	for i := 0; i < n; i++ {
 		b, err := readFrame(c)
@@ -108,8 +107,8 @@ func TestStagedRequestWaitsForTheResponseBeforeIt(t *testing.T) {
 }
 
 // A client that sends requests and then shuts its write side still gets every response before
-// the broker closes: the end of stream is acted on only once the requests before it are done
-// (Kafka does not read a muted channel, so it meets the EOF after answering).
+// the broker closes: a muted channel is not read, so the end of stream is met only after the
+// requests before it are answered.
 func TestHalfClosedClientGetsItsResponses(t *testing.T) {
 	ss := startHandlerServer(t, nil, func(req *Request) Send {
 		time.Sleep(5 * time.Millisecond)

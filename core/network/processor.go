@@ -163,8 +163,7 @@ func (p *Processor) send(ch *KafkaChannel, s Send) {
 }
 
 // completeSend finishes ch's request in flight (its response is written, or it needs none): the
-// request's metrics, then unmute, so the reader may hand over the next request (which it may have
-// read already: Kafka's staged receive). It runs on the Processor's goroutine or on the channel's
+// request's metrics, then unmute, so the reader may read the next request. It runs on the Processor's goroutine or on the channel's
 // writer goroutine (sparing the writer a hand-off back); whoever takes the request out of
 // ch.inflight records it, so a connection closing meanwhile counts it once.
 func (p *Processor) completeSend(ch *KafkaChannel) {
@@ -178,8 +177,8 @@ func (p *Processor) completeSend(ch *KafkaChannel) {
 }
 
 // processCompletedReceive turns a request read from ch into a Request on the RequestChannel. It
-// runs on ch's reader goroutine, once the channel is muted for it (Kafka's Processor does this on
-// its own thread; doing it here saves two goroutine hand-offs per request), and touches only
+// runs on ch's reader goroutine, which has muted the channel (Kafka's Processor does this on its
+// own thread; doing it here saves two goroutine hand-offs per request), and touches only
 // Processor fields that never change. A request that does not parse is returned as an error: the
 // reader reports it and the Processor closes the connection.
 func (p *Processor) processCompletedReceive(ch *KafkaChannel, payload []byte) error {
