@@ -51,8 +51,17 @@ $(DATA)/zookeeper.properties: config/zookeeper.properties
 	mkdir -p $(DATA)
 	sed 's|^dataDir=.*|dataDir=$(DATA)/zookeeper|' config/zookeeper.properties > $@
 
-run: deps build $(DATA)/zookeeper.properties ## a standalone ZooKeeper on 127.0.0.1:2181 with data under ./data (foreground; Ctrl-C stops it)
-	bin/zkafka zookeeper-server-start $(DATA)/zookeeper.properties
+$(DATA)/server.properties: config/server.properties
+	mkdir -p $(DATA)
+	sed 's|^log.dirs=.*|log.dirs=$(DATA)/kafka-logs|' config/server.properties > $@
+
+run: deps build $(DATA)/zookeeper.properties $(DATA)/server.properties ## ZooKeeper on 127.0.0.1:2181 and a broker on 127.0.0.1:9092, data under ./data (foreground; Ctrl-C stops both)
+	@bin/zkafka zookeeper-server-start $(DATA)/zookeeper.properties > $(DATA)/zookeeper.out 2>&1 & zk=$$!; \
+	trap 'kill $$zk 2>/dev/null; wait $$zk 2>/dev/null' EXIT; trap 'exit 130' INT TERM; \
+	for i in $$(seq 1 120); do grep -q serving $(DATA)/zookeeper.out 2>/dev/null && break; \
+	  kill -0 $$zk 2>/dev/null || { cat $(DATA)/zookeeper.out; exit 1; }; sleep 0.5; done; \
+	echo "ZooKeeper serving on 127.0.0.1:2181 (log: $(DATA)/zookeeper.out); starting the broker on 127.0.0.1:9092"; \
+	bin/zkafka server-start $(DATA)/server.properties
 
 zk-up: build $(DATA)/zookeeper.properties ## ZooKeeper in the background (pid in data/zookeeper.pid)
 	nohup bin/zkafka zookeeper-server-start $(DATA)/zookeeper.properties > $(DATA)/zookeeper.out 2>&1 & echo $$! > $(DATA)/zookeeper.pid
