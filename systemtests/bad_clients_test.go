@@ -33,7 +33,7 @@ func TestBadClientsDoNotDisturbGoodOnes(t *testing.T) {
 	pid := b.PID()
 	ctx := within(t, 5*time.Minute)
 	const topic = "bad-clients"
-	if _, err := c.CreateTopic(ctx, topic, map[int32][]int32{0: {0}, 1: {0}}); err != nil {
+	if err := c.CreateTopic(ctx, topic, map[int32][]int32{0: {0}, 1: {0}}); err != nil {
 		t.Fatal(err)
 	}
 	duration := 8 * time.Second

@@ -48,7 +48,7 @@ func TestReassignPreferredElectionDelete(t *testing.T) {
 	// RF 2 on brokers 0 and 1; the reassignment moves partition 0 to {1,2} and partition 1 to
 	// {2,0}.
 	assignment := map[int32][]int32{0: {0, 1}, 1: {1, 0}}
-	if err := c.CreateTopicViaController(ctx, topic, assignment); err != nil {
+	if err := c.CreateTopic(ctx, topic, assignment); err != nil {
 		t.Fatal(err)
 	}
 	checker := NewChecker()

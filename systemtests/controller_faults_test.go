@@ -23,7 +23,7 @@ func TestControlledShutdown(t *testing.T) {
 	const topic = "controlled"
 	const parts = 6
 	assignment := rf3(parts)
-	if err := c.CreateTopicViaController(ctx, topic, assignment); err != nil {
+	if err := c.CreateTopic(ctx, topic, assignment); err != nil {
 		t.Fatal(err)
 	}
 	checker := NewChecker()
@@ -113,7 +113,7 @@ func TestBrokerSessionExpiry(t *testing.T) {
 	ctx := within(t, 3*time.Minute)
 	const topic = "expiry"
 	assignment := rf3(3)
-	if err := c.CreateTopicViaController(ctx, topic, assignment); err != nil {
+	if err := c.CreateTopic(ctx, topic, assignment); err != nil {
 		t.Fatal(err)
 	}
 	ctl, _ := c.ControllerInfo()
@@ -185,7 +185,7 @@ func TestPausedFollowerLeavesIsr(t *testing.T) {
 	const topic = "lagging"
 	// Broker 2 follows every partition and leads none.
 	assignment := map[int32][]int32{0: {0, 1, 2}, 1: {1, 0, 2}}
-	if err := c.CreateTopicViaController(ctx, topic, assignment); err != nil {
+	if err := c.CreateTopic(ctx, topic, assignment); err != nil {
 		t.Fatal(err)
 	}
 	checker := NewChecker()

@@ -156,12 +156,21 @@ func (c *Cluster) RunningBootstrapServers() []string {
 	return out
 }
 
-// CreateTopicViaController writes the assignment to /brokers/topics/<topic> and waits until the controller
+// CreateTopic writes the assignment to /brokers/topics/<topic> and waits until the controller
 // has elected a leader with a full ISR for every partition and the brokers serve it.
-func (c *Cluster) CreateTopicViaController(ctx context.Context, topic string, assignment map[int32][]int32) error {
+func (c *Cluster) CreateTopic(ctx context.Context, topic string, assignment map[int32][]int32) error {
 	if err := c.WriteTopicAssignment(topic, assignment); err != nil {
 		return err
 	}
+	if err := c.WaitPartitions(ctx, topic, int32(len(assignment)), FullIsr(assignment)); err != nil {
+		return err
+	}
+	return c.WaitServing(ctx, topic, int32(len(assignment)))
+}
+
+// WaitElected waits until every partition of the assignment has a leader and a full ISR again
+// (after a restart, once the controller has re-elected) and the brokers serve it.
+func (c *Cluster) WaitElected(ctx context.Context, topic string, assignment map[int32][]int32) error {
 	if err := c.WaitPartitions(ctx, topic, int32(len(assignment)), FullIsr(assignment)); err != nil {
 		return err
 	}

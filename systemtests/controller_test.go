@@ -158,7 +158,7 @@ func TestControllerFailover(t *testing.T) {
 	ctx := within(t, 2*time.Minute)
 	const topic = "failover-ctl"
 	assignment := rf3(3)
-	if err := c.CreateTopicViaController(ctx, topic, assignment); err != nil {
+	if err := c.CreateTopic(ctx, topic, assignment); err != nil {
 		t.Fatal(err)
 	}
 	old, epoch := c.ControllerInfo()
@@ -198,7 +198,7 @@ func TestControllerFailover(t *testing.T) {
 		}
 	}
 	requireReplication(t, c)
-	if err := c.CreateTopicViaController(ctx, "after-failover", map[int32][]int32{0: live, 1: {live[1], live[0]}}); err != nil {
+	if err := c.CreateTopic(ctx, "after-failover", map[int32][]int32{0: live, 1: {live[1], live[0]}}); err != nil {
 		t.Fatal(err)
 	}
 	produceAndCheck(t, ctx, c, "after-failover", 2, 200)
@@ -242,7 +242,7 @@ func TestLeaderFailureUnderLoad(t *testing.T) {
 	const topic = "failover"
 	const parts = 4
 	assignment := rf3(parts)
-	if err := c.CreateTopicViaController(ctx, topic, assignment); err != nil {
+	if err := c.CreateTopic(ctx, topic, assignment); err != nil {
 		t.Fatal(err)
 	}
 	checker := NewChecker()
@@ -322,7 +322,7 @@ func requireReplication(t *testing.T, c *Cluster) {
 		defer cancel()
 		const topic = "replication-probe"
 		leader, follower := c.Brokers[0], c.Brokers[1]
-		if err := c.CreateTopicViaController(ctx, topic, map[int32][]int32{0: {leader.ID, follower.ID}}); err != nil {
+		if err := c.CreateTopic(ctx, topic, map[int32][]int32{0: {leader.ID, follower.ID}}); err != nil {
 			replication.why = "probe topic: " + err.Error()
 			return
 		}

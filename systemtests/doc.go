@@ -21,15 +21,16 @@
 //   - BrokerProcess: Start, Stop (SIGTERM, then wait), Kill (SIGKILL), Pause/Resume (SIGSTOP and
 //     SIGCONT to the whole process group), Restart, PID, CPUTime (/proc/<pid>/stat), and Logs(),
 //     a LogCapture whose Expect polls the captured stdout+stderr for a regexp.
-//   - FakeController: writes /brokers/topics/T and the partition state znodes the way the
-//     controller would, then sends LeaderAndIsr and UpdateMetadata over TCP. It stands in for
-//     issue 6's KafkaController; once that lands, tests call Cluster.CreateTopic with a real
-//     controller and this file is deleted (nothing else depends on it).
+//   - Cluster.CreateTopic writes /brokers/topics/T the way 0.10.2's AdminUtils does and waits
+//     until the brokers' own KafkaController has elected every partition's leader with a full
+//     ISR and the brokers serve it; PartitionState, ControllerInfo, WaitPartitions and LeaderOf
+//     read what the controller wrote. LoadProducer keeps an acks=all sarama producer running
+//     while brokers fail (controller_ops.go).
 //   - Checker: the acked-versus-consumed comparison of kafkatest's
 //     ProduceConsumeValidateTest.validate: every acknowledged message at its acknowledged offset,
 //     no gaps below the high watermark, nothing consumed that was never sent, duplicates counted.
 //   - WireConn: one blocking Kafka connection (request, then response) over clients/protocol,
-//     used by the fake controller, the ListOffsets checks and the bad-client test.
+//     used by the ListOffsets checks and the bad-client test.
 //
 // # Test sets
 //

@@ -52,7 +52,7 @@ func TestProduceConsumeCodecs(t *testing.T) {
 				topic := fmt.Sprintf("pc-%s-%s", client, codec)
 				topic = sanitizeTopic(topic)
 				ctx := within(t, 10*time.Minute)
-				if _, err := c.CreateTopic(ctx, topic, map[int32][]int32{0: {0}, 1: {0}}); err != nil {
+				if err := c.CreateTopic(ctx, topic, map[int32][]int32{0: {0}, 1: {0}}); err != nil {
 					t.Fatal(err)
 				}
 				start := time.Now()

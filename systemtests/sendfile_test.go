@@ -108,7 +108,7 @@ func TestFetchUsesSendfile(t *testing.T) {
 	}})
 	ctx := within(t, 5*time.Minute)
 	const topic = "sendfile"
-	if _, err := c.CreateTopic(ctx, topic, map[int32][]int32{0: {0}}); err != nil {
+	if err := c.CreateTopic(ctx, topic, map[int32][]int32{0: {0}}); err != nil {
 		t.Fatal(err)
 	}
 	const n = 400_000 // 100-byte values: ~50 MB of log with message v1 overhead

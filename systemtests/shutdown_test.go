@@ -27,8 +27,7 @@ func TestShutdownAndRecovery(t *testing.T) {
 	step := func(what string) { t.Logf("%6.1fs %s", time.Since(t0).Seconds(), what) }
 	const topic = "shutdown"
 	assignment := map[int32][]int32{0: {0}, 1: {0}, 2: {0}, 3: {0}}
-	fc, err := c.CreateTopic(ctx, topic, assignment)
-	if err != nil {
+	if err := c.CreateTopic(ctx, topic, assignment); err != nil {
 		t.Fatal(err)
 	}
 	cfg, err := SaramaConfig(sarama.V0_10_2_0, "gzip")
@@ -75,7 +74,7 @@ func TestShutdownAndRecovery(t *testing.T) {
 	if lines := b.Logs().Matches(recoveryLine); len(lines) > 0 {
 		t.Errorf("restart after a clean shutdown recovered a segment: %q", lines[0])
 	}
-	if err := fc.Elect(ctx, topic, assignment); err != nil {
+	if err := c.WaitElected(ctx, topic, assignment); err != nil {
 		t.Fatal(err)
 	}
 
@@ -128,7 +127,7 @@ func TestShutdownAndRecovery(t *testing.T) {
 	if _, err := b.Logs().Expect(recoveryLine, 10*time.Second); err != nil {
 		t.Errorf("restart after SIGKILL did not recover: %v", err)
 	}
-	if err := fc.Elect(ctx, topic, assignment); err != nil {
+	if err := c.WaitElected(ctx, topic, assignment); err != nil {
 		t.Fatal(err)
 	}
 	step("re-elected")

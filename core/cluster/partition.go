@@ -263,8 +263,21 @@ func (p *Partition) MakeLeader(controllerID int32, state protocol.LeaderAndIsrRe
 		if err := leader.ConvertHWToLocalOffsetMetadata(); err != nil {
 			return false, false, err
 		}
+		// Every follower starts a new catch-up history: an ISR member counts as caught up now
+		// (it gets a whole replica.lag.time.max.ms before it can be dropped), the others never.
+		// A new leader also forgets the positions it may remember from an earlier leadership.
+		curLEO := leader.LogEndOffset().MessageOffset
+		now := p.time.Milliseconds()
 		for _, r := range p.AssignedReplicas() {
-			if r.BrokerID != p.localBrokerID {
+			if r.BrokerID == p.localBrokerID {
+				continue
+			}
+			var caughtUp int64
+			if _, in := newISR[r.BrokerID]; in {
+				caughtUp = now
+			}
+			r.ResetLastCaughtUpTime(curLEO, now, caughtUp)
+			if isNew {
 				_ = r.UpdateLogReadResult(UnknownLogReadResult(0))
 			}
 		}
@@ -283,7 +296,7 @@ func (p *Partition) MakeLeader(controllerID int32, state protocol.LeaderAndIsrRe
 
 // MakeFollower applies a LeaderAndIsr state that names another broker as leader. The follower
 // keeps no ISR (only the leader maintains it). It reports whether the leader changed.
-// Truncation and fetching from the new leader are the ReplicaFetcherManager's (issue 6).
+// Truncation to the HW and fetching from the new leader are ReplicaManager.makeFollowers'.
 func (p *Partition) MakeFollower(controllerID int32, state protocol.LeaderAndIsrRequestPartitionStates, correlationID int32) (bool, error) {
 	p.leaderIsrUpdateLock.Lock()
 	defer p.leaderIsrUpdateLock.Unlock()
@@ -342,7 +355,8 @@ func (p *Partition) maybeExpandIsr(replicaID int32, res LogReadResult) error {
 				newISR[id] = x
 			}
 			newISR[replicaID] = r
-			p.logger.Infof("Expanding ISR for partition %s from %v to %v", p.topicPartition, p.isrIDs(), mapKeys(newISR))
+			p.logger.Infof("Expanding ISR for partition [%s,%d] from %s to %s", p.Topic, p.PartitionID,
+				joinIDs(p.isrIDs()), joinIDs(mapKeys(newISR)))
 			p.updateIsr(newISR)
 		}
 		return p.maybeIncrementLeaderHW(leader, res.FetchTimeMs)

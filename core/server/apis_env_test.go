@@ -125,8 +125,9 @@ func newApisEnv(t testing.TB, extra map[string]string) *apisEnv {
 	}
 	loggers, _ := testLoggers(t)
 	sched := utils.NewMockScheduler(clock)
+	cache := NewMetadataCache(0, nil)
 	rm, err := NewReplicaManager(ReplicaManagerConfig{Config: cfg, Time: clock, LogManager: lm, Scheduler: sched,
-		DefaultLogConfig: lc, Logger: loggers.Server,
+		DefaultLogConfig: lc, Logger: loggers.Server, MetadataCache: cache,
 		ProducePurgatory: purgatory.NewDelayedOperationPurgatoryWithTimer[*DelayedProduce]("Produce", timer.NewMockTimer(clock), 0, 1000, false, nil),
 		FetchPurgatory:   purgatory.NewDelayedOperationPurgatoryWithTimer[*DelayedFetch]("Fetch", timer.NewMockTimer(clock), 0, 1000, false, nil)})
 	if err != nil {
@@ -136,7 +137,6 @@ func newApisEnv(t testing.TB, extra map[string]string) *apisEnv {
 		rm.Shutdown(false)
 		_ = lm.Shutdown()
 	})
-	cache := NewMetadataCache(0, nil)
 	ch := newRecordingChannel()
 	apis := NewKafkaApis(KafkaApisConfig{RequestChannel: ch, ReplicaManager: rm, BrokerID: 0, Config: cfg, MetadataCache: cache,
 		ClusterID: "test-cluster-id-000000", Logger: loggers.Server})

@@ -41,9 +41,19 @@
 // FileRecords slice from its segment with sendfile (core/network's writer exposes the socket's
 // descriptor); nothing of the log is copied into the response buffer.
 //
+// # Replication
+//
+// Followers fetch from their leaders with ReplicaFetcherThreads (the fetcher leaf's skeleton),
+// as replica_id = their broker id; the leader records each follower's LEO, grows the ISR, moves
+// the HW and completes acks=-1 produces; the isr-expiration task shrinks the ISR, and ISR
+// changes reach ZooKeeper (conditional on zkVersion) and, batched, /isr_change_notification.
+// See replica_manager_replication.go. Bookmap: 《Apache Kafka源码剖析》 §4.6.3; 《Kafka技术内幕》
+// §6.3-6.4.
+//
 // # Lock order
 //
 //	ReplicaManager.replicaStateChangeLock (LeaderAndIsr, StopReplica, UpdateMetadata)
+//	  -> fetcher.AbstractFetcherManager.mapLock -> AbstractFetcherThread.partitionMapLock
 //	  -> ReplicaManager.partitionsMu
 //	  -> cluster.Partition.leaderIsrUpdateLock -> Partition.replicasMu -> Replica.mu
 //	MetadataCache.mu is a leaf. Purgatory hooks run with no ReplicaManager lock held, and

@@ -68,11 +68,24 @@ func (a *KafkaApis) handleUpdateMetadataRequest(req *network.Request) error {
 // broker fails the request the way KafkaController.shutdownBroker does when it is not active
 // (ControllerMovedException, which is STALE_CONTROLLER_EPOCH on the wire).
 func (a *KafkaApis) handleControlledShutdownRequest(req *network.Request) error {
-	if a.controller == nil || !a.controller.IsActive() {
+	cr, ok := req.Body.(*protocol.ControlledShutdownRequest)
+	if !ok {
+		return fmt.Errorf("%w: unexpected body %T", protocol.ErrInvalidRequest, req.Body)
+	}
+	h, ok := a.controller.(ControlledShutdownHandler)
+	if a.controller == nil || !ok || !a.controller.IsActive() {
 		return protocol.Errorf(protocol.ErrStaleControllerEpoch, "Controller moved to another broker. Aborting controlled shutdown")
 	}
-	// The controller issue replaces this with KafkaController.shutdownBroker.
-	return protocol.Errorf(protocol.ErrStaleControllerEpoch, "controlled shutdown is not available on this broker yet")
+	remaining, err := h.ShutdownBroker(cr.BrokerID)
+	if err != nil {
+		return err
+	}
+	resp := &protocol.ControlledShutdownResponse{Version: cr.Version, PartitionsRemaining: []protocol.ControlledShutdownResponsePartitionsRemaining{}}
+	for _, tp := range remaining {
+		resp.PartitionsRemaining = append(resp.PartitionsRemaining, protocol.ControlledShutdownResponsePartitionsRemaining{Topic: tp.Topic, Partition: tp.Partition})
+	}
+	a.sendResponse(req, resp)
+	return nil
 }
 
 // handleCreateTopicsRequest: a broker that is not the active controller answers NOT_CONTROLLER

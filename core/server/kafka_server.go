@@ -16,6 +16,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/zkafka/zkafka/clients/common"
+	"github.com/zkafka/zkafka/core/controller"
 	"github.com/zkafka/zkafka/core/log"
 	"github.com/zkafka/zkafka/core/metrics"
 	"github.com/zkafka/zkafka/core/network"
@@ -77,6 +78,12 @@ type KafkaServer struct {
 	apis               *KafkaApis
 	requestHandlerPool *KafkaRequestHandlerPool
 	kafkaHealthcheck   *KafkaHealthcheck
+
+	// kafkaController is this broker's controller module (kafka_server_controller.go).
+	kafkaController      *controller.KafkaController
+	dynamicConfigManager *DynamicConfigManager
+	// Quotas holds the client/user/broker overrides DynamicConfigManager applies (after Startup).
+	Quotas *DynamicQuotas
 }
 
 // NewKafkaServer makes a broker from its config; getenv (os.Getenv when nil) supplies JMX_PORT.
@@ -189,14 +196,22 @@ func (s *KafkaServer) Startup() (err error) {
 
 	s.replicaManager, err = NewReplicaManager(ReplicaManagerConfig{Config: s.config, Time: s.time, ZkUtils: s.zkUtils,
 		LogManager: s.logManager, Scheduler: s.kafkaScheduler, DefaultLogConfig: defaultLog, BrokerTopicStats: s.topicStats,
-		Logger: s.loggers.Server, StateChange: s.loggers.StateChange})
+		Logger: s.loggers.Server, StateChange: s.loggers.StateChange, MetadataCache: s.metadataCache})
 	if err != nil {
 		return err
 	}
 	s.replicaManager.Startup()
 
-	// The controller (issue 6) and the group coordinator (issue 7) start here, through the
-	// Controller and Coordinator hooks, once they exist.
+	// The controller module: every broker runs one; the election on /controller picks the
+	// active one. A Controller set by a test before Startup replaces it.
+	if s.Controller == nil {
+		s.kafkaController = s.newKafkaController()
+		if err = s.kafkaController.Startup(); err != nil {
+			return err
+		}
+		s.Controller = s.kafkaController
+	}
+	// The group coordinator (issue 7) starts here, through the Coordinator hook.
 
 	s.apis = NewKafkaApis(KafkaApisConfig{RequestChannel: s.socketServer.RequestChannel, ReplicaManager: s.replicaManager,
 		ZkUtils: s.zkUtils, BrokerID: s.config.BrokerID, Config: s.config, MetadataCache: s.metadataCache,
@@ -204,6 +219,14 @@ func (s *KafkaServer) Startup() (err error) {
 		Logger: s.loggers.Server, RequestLogger: s.loggers.Request})
 	s.requestHandlerPool = NewKafkaRequestHandlerPool(s.config.BrokerID, s.socketServer.RequestChannel, s.apis,
 		int(s.config.NumIoThreads), s.loggers.Server)
+
+	// Config changes made in ZooKeeper while the broker runs (kafka-configs.sh).
+	s.Quotas = NewDynamicQuotas()
+	s.dynamicConfigManager = NewDynamicConfigManager(s.zkUtils,
+		NewConfigHandlers(s.logManager, defaultLog, s.config, s.Quotas, s.loggers.Server), 0, s.loggers.Server)
+	if err = s.dynamicConfigManager.Startup(); err != nil {
+		return err
+	}
 
 	// Tell everyone we are alive: advertise the bound port of listeners configured with port 0.
 	listeners := make([]config.EndPoint, len(s.config.AdvertisedListeners))
@@ -386,8 +409,8 @@ func (s *KafkaServer) Shutdown() {
 		return
 	}
 	s.logger.Info("shutting down")
-	// Controlled shutdown asks the controller to move leadership away first; without a
-	// controller (issue 6) there is no one to ask.
+	// Controlled shutdown asks the controller to move leadership away first.
+	s.controlledShutdown()
 	s.shutdownComponents()
 	s.startupComplete.Store(false)
 	s.isShuttingDown.Store(false)
@@ -412,9 +435,18 @@ func (s *KafkaServer) shutdownComponents() {
 	if s.replicaManager != nil {
 		s.replicaManager.Shutdown(true)
 	}
+	if s.dynamicConfigManager != nil {
+		s.dynamicConfigManager.Shutdown()
+	}
 	if s.logManager != nil {
 		if err := s.logManager.Shutdown(); err != nil {
 			s.logger.WithError(err).Error("error shutting down the log manager")
+		}
+	}
+	if s.kafkaController != nil {
+		s.kafkaController.Shutdown()
+		if s.Controller == Controller(s.kafkaController) {
+			s.Controller = nil
 		}
 	}
 	if s.zkUtils != nil {
@@ -423,6 +455,7 @@ func (s *KafkaServer) shutdownComponents() {
 	s.BrokerState.NewState(brokerstate.NotRunning)
 	s.kafkaHealthcheck, s.socketServer, s.requestHandlerPool, s.kafkaScheduler = nil, nil, nil, nil
 	s.replicaManager, s.logManager, s.zkUtils = nil, nil, nil
+	s.kafkaController, s.dynamicConfigManager = nil, nil
 }
 
 // AwaitShutdown blocks until Shutdown has completed.

@@ -33,8 +33,9 @@ func isValidBrokerID(id int32) bool { return id >= 0 }
 // purgatory for acks=-1), serves fetches (waiting in the fetch purgatory for min_bytes), records
 // followers' positions, and checkpoints the high watermarks.
 //
-// Kafka 0.10.2: kafka.server.ReplicaManager. The follower side (ReplicaFetcherManager, ISR
-// shrinking, ISR-change propagation) is issue 6; MakeFollower only records the leader.
+// Kafka 0.10.2: kafka.server.ReplicaManager. The replication side (the ReplicaFetcherManager,
+// becoming a follower, ISR expiration and ISR-change propagation) is in replication, see
+// replica_manager_replication.go.
 type ReplicaManager struct {
 	config        *config.KafkaConfig
 	localBrokerID int32
@@ -64,6 +65,8 @@ type ReplicaManager struct {
 
 	delayedProducePurgatory *purgatory.DelayedOperationPurgatory[*DelayedProduce]
 	delayedFetchPurgatory   *purgatory.DelayedOperationPurgatory[*DelayedFetch]
+
+	replication *replicaManagerReplication
 }
 
 // ReplicaManagerConfig gathers the constructor's dependencies.
@@ -82,6 +85,11 @@ type ReplicaManagerConfig struct {
 	// otherwise they are created with their own timers.
 	ProducePurgatory *purgatory.DelayedOperationPurgatory[*DelayedProduce]
 	FetchPurgatory   *purgatory.DelayedOperationPurgatory[*DelayedFetch]
+	// MetadataCache is the broker's cache, where a new follower finds its leader's endpoint
+	// (nil: no leader is ever known, so becoming a follower only creates the local replica).
+	MetadataCache *MetadataCache
+	// Exit is called where Kafka exits the JVM from a replica fetcher (os.Exit when nil).
+	Exit func(int)
 }
 
 // NewReplicaManager makes the manager with one replication-offset-checkpoint per data directory.
@@ -123,12 +131,13 @@ func NewReplicaManager(c ReplicaManagerConfig) (*ReplicaManager, error) {
 		rm.delayedFetchPurgatory = purgatory.NewDelayedOperationPurgatory[*DelayedFetch]("Fetch", id,
 			int(c.Config.GetInt("fetch.purgatory.purge.interval.requests")), c.Time, c.Logger)
 	}
+	rm.replication = newReplicaManagerReplication(rm, c.MetadataCache, c.Exit)
 	return rm, nil
 }
 
-// Startup would schedule ISR expiration and ISR-change propagation; both belong to the
-// replication issue (6), so there is nothing to start yet beyond what LeaderAndIsr starts.
-func (rm *ReplicaManager) Startup() {}
+// Startup schedules the ISR expiration and ISR-change propagation tasks (the HW checkpoint
+// task starts with the first LeaderAndIsr).
+func (rm *ReplicaManager) Startup() { rm.replication.startReplicationTasks() }
 
 // meters runs mark on the all-topics and the topic's BrokerTopicMetrics (Kafka marks both).
 func (rm *ReplicaManager) meters(topic string, mark func(*metrics.BrokerTopicMetrics)) {
@@ -186,10 +195,12 @@ func (rm *ReplicaManager) TryCompleteDelayedFetch(key purgatory.DelayedOperation
 	}
 }
 
-// RecordIsrChange implements cluster.ReplicaManager (propagation to ZooKeeper is issue 6).
+// RecordIsrChange implements cluster.ReplicaManager: the change waits for the
+// isr-change-propagation task, which writes it to /isr_change_notification.
 func (rm *ReplicaManager) RecordIsrChange(tp common.TopicPartition) {
 	rm.isrChangeMu.Lock()
 	rm.isrChangeSet[tp] = struct{}{}
+	rm.replication.isrChanged()
 	rm.isrChangeMu.Unlock()
 }
 
@@ -315,6 +326,7 @@ func (rm *ReplicaManager) CheckpointHighWatermarks() error {
 func (rm *ReplicaManager) Shutdown(checkpointHW bool) {
 	rm.logger.Info("Shutting down")
 	rm.isShuttingDown.Store(true)
+	rm.replication.shutdown()
 	_ = rm.delayedFetchPurgatory.Shutdown(contextBackground())
 	_ = rm.delayedProducePurgatory.Shutdown(contextBackground())
 	if checkpointHW {

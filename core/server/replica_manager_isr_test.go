@@ -131,17 +131,28 @@ func TestClearPurgatoryOnBecomingFollower(t *testing.T) {
 			{ID: 0, EndPoints: []protocol.UpdateMetadataRequestEndPoints{{Port: 9092, Host: "h0", ListenerName: "PLAINTEXT"}}},
 			{ID: 1, EndPoints: []protocol.UpdateMetadataRequestEndPoints{{Port: 1, Host: "127.0.0.1", ListenerName: "PLAINTEXT"}}}}}, "c")
 	e.ch.take(t)
-	e.rm.replicaStateChangeLock.Lock()
-	_, err := repl.makeFollowers(0, 1, []followerTransition{{partition: e.rm.GetPartition(tpOf("t", 0)),
-		state: protocol.LeaderAndIsrRequestPartitionStates{Topic: "t", Partition: 0, ControllerEpoch: 1,
-			Leader: 1, LeaderEpoch: 1, Isr: []int32{1, 0}, Replicas: []int32{0, 1}}}}, 7, map[common.TopicPartition]int16{})
-	e.rm.replicaStateChangeLock.Unlock()
-	if err != nil {
-		t.Fatal(err)
+	e.handle(&protocol.LeaderAndIsrRequest{ControllerID: 0, ControllerEpoch: 1,
+		PartitionStates: []protocol.LeaderAndIsrRequestPartitionStates{{Topic: "t", Partition: 0, ControllerEpoch: 1,
+			Leader: 1, LeaderEpoch: 1, Isr: []int32{1, 0}, Replicas: []int32{0, 1}}}}, "c")
+	var sawProduce, sawLeaderAndIsr bool
+	for i := 0; i < 2; i++ {
+		r := e.ch.take(t)
+		switch r.Request.Header.ApiKey {
+		case protocol.Produce:
+			sawProduce = true
+			pr := decode(t, r, protocol.Produce, 2).(*protocol.ProduceResponse).Responses[0].PartitionResponses[0]
+			if pr.ErrorCode != protocol.ErrNotLeaderForPartition.Code {
+				t.Fatalf("pending produce answered %+v, want NOT_LEADER_FOR_PARTITION", pr)
+			}
+		case protocol.LeaderAndIsr:
+			sawLeaderAndIsr = true
+			if lr := decode(t, r, protocol.LeaderAndIsr, 0).(*protocol.LeaderAndIsrResponse); lr.ErrorCode != 0 || lr.Partitions[0].ErrorCode != 0 {
+				t.Fatalf("LeaderAndIsr %+v", lr)
+			}
+		}
 	}
-	pr := decode(t, e.ch.take(t), protocol.Produce, 2).(*protocol.ProduceResponse).Responses[0].PartitionResponses[0]
-	if pr.ErrorCode != protocol.ErrNotLeaderForPartition.Code {
-		t.Fatalf("pending produce answered %+v, want NOT_LEADER_FOR_PARTITION", pr)
+	if !sawProduce || !sawLeaderAndIsr {
+		t.Fatalf("responses: produce %t, LeaderAndIsr %t", sawProduce, sawLeaderAndIsr)
 	}
 	if f := repl.replicaFetcherManager.FetcherFor(tpOf("t", 0)); f == nil || f.SourceBroker().ID != 1 {
 		t.Fatalf("partition fetched by %v, want broker 1", f)
@@ -152,10 +163,9 @@ func TestClearPurgatoryOnBecomingFollower(t *testing.T) {
 	}
 }
 
-// newTestReplication gives an apisEnv's ReplicaManager its replication side.
+// newTestReplication is an apisEnv's replication side, with the env's metadata cache.
 func newTestReplication(t *testing.T, e *apisEnv) *replicaManagerReplication {
 	t.Helper()
-	r := newReplicaManagerReplication(e.rm, e.cache, func(code int) { t.Errorf("exit(%d)", code) })
-	t.Cleanup(r.shutdown)
-	return r
+	e.rm.replication.metadataCache = e.cache
+	return e.rm.replication
 }

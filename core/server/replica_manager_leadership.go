@@ -65,6 +65,18 @@ func (rm *ReplicaManager) BecomeLeaderOrFollower(correlationID int32, req *proto
 		}
 	}
 	var leaders, followers []*cluster.Partition
+	// Stop fetching what we are about to lead (ReplicaManager.makeLeaders).
+	leadTPs := make([]common.TopicPartition, 0, len(toLead))
+	for _, ps := range toLead {
+		leadTPs = append(leadTPs, ps.p.TopicPartition())
+		rm.stateChange.Tracef("Broker %d handling LeaderAndIsr request correlationId %d from controller %d epoch %d starting the become-leader transition for partition %s",
+			rm.localBrokerID, correlationID, req.ControllerID, req.ControllerEpoch, ps.p.TopicPartition())
+	}
+	rm.replication.removeFetchers(leadTPs)
+	for _, tp := range leadTPs {
+		rm.stateChange.Tracef("Broker %d stopped fetchers as part of LeaderAndIsr request correlationId %d from controller %d epoch %d for partition %s",
+			rm.localBrokerID, correlationID, req.ControllerID, req.ControllerEpoch, tp)
+	}
 	for _, ps := range toLead {
 		tp := ps.p.TopicPartition()
 		isNew, err := ps.p.MakeLeader(req.ControllerID, ps.s, correlationID)
@@ -83,27 +95,22 @@ func (rm *ReplicaManager) BecomeLeaderOrFollower(correlationID int32, req *proto
 		rm.stateChange.Tracef("Broker %d completed LeaderAndIsr request correlationId %d from controller %d epoch %d for the become-leader transition for partition %s",
 			rm.localBrokerID, correlationID, req.ControllerID, req.ControllerEpoch, tp)
 	}
-	for _, ps := range toFollow {
-		tp := ps.p.TopicPartition()
-		changed, err := ps.p.MakeFollower(req.ControllerID, ps.s, correlationID)
+	if len(toFollow) > 0 {
+		transitions := make([]followerTransition, len(toFollow))
+		for i, ps := range toFollow {
+			transitions[i] = followerTransition{partition: ps.p, state: ps.s}
+		}
+		var err error
+		followers, err = rm.replication.makeFollowers(req.ControllerID, req.ControllerEpoch, transitions, correlationID, responseMap)
 		if err != nil {
-			rm.stateChange.WithError(err).Errorf("Error on broker %d while processing LeaderAndIsr request with correlationId %d received from controller %d epoch %d for partition %s",
-				rm.localBrokerID, correlationID, req.ControllerID, req.ControllerEpoch, tp)
 			return BecomeLeaderOrFollowerResult{}, cluster.ToKafkaError(err)
 		}
-		if changed {
-			followers = append(followers, ps.p)
-		}
-		responseMap[tp] = 0
-		// A follower no longer answers produces or consumer fetches for this partition.
-		key := purgatory.NewTopicPartitionOperationKey(tp)
-		rm.TryCompleteDelayedProduce(key)
-		rm.TryCompleteDelayedFetch(key)
 	}
 	if !rm.hwThreadInitialized {
 		rm.startHighWaterMarksCheckPointThread()
 		rm.hwThreadInitialized = true
 	}
+	rm.replication.replicaFetcherManager.ShutdownIdleFetcherThreads()
 	if onLeadershipChange != nil {
 		onLeadershipChange(leaders, followers)
 	}
@@ -130,6 +137,11 @@ func (rm *ReplicaManager) StopReplicas(req *protocol.StopReplicaRequest) (map[co
 		return responseMap, protocol.ErrStaleControllerEpoch.Code
 	}
 	rm.controllerEpoch = req.ControllerEpoch
+	stopped := make([]common.TopicPartition, 0, len(req.Partitions))
+	for _, x := range req.Partitions {
+		stopped = append(stopped, common.TopicPartition{Topic: x.Topic, Partition: x.Partition})
+	}
+	rm.replication.removeFetchers(stopped)
 	for _, x := range req.Partitions {
 		tp := common.TopicPartition{Topic: x.Topic, Partition: x.Partition}
 		responseMap[tp] = protocol.CodeOf(rm.stopReplica(tp, req.DeletePartitions))

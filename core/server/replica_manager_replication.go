@@ -273,6 +273,11 @@ func (r *replicaManagerReplication) removeFetchers(tps []common.TopicPartition) 
 	r.replicaFetcherManager.RemoveFetcherForPartitions(set)
 }
 
+// ReplicaFetcherManager is the broker's follower fetcher manager.
+func (rm *ReplicaManager) ReplicaFetcherManager() *ReplicaFetcherManager {
+	return rm.replication.replicaFetcherManager
+}
+
 func sortedTopicPartitions(set map[common.TopicPartition]struct{}) []common.TopicPartition {
 	out := make([]common.TopicPartition, 0, len(set))
 	for tp := range set {

@@ -82,16 +82,11 @@ func (c *replicationCluster) start(id int32) {
 		c.prod = map[int32]*rawClient{}
 	}
 	delete(c.prod, id)
-	t := c.t
-	c.repl[id] = newReplicaManagerReplication(srv.ReplicaManager(), srv.MetadataCache(), func(code int) {
-		t.Errorf("broker %d would exit(%d)", id, code)
-	})
-	c.repl[id].startReplicationTasks()
+	c.repl[id] = srv.ReplicaManager().replication
 }
 
 func (c *replicationCluster) stop(id int32) {
 	if c.servers[id] != nil {
-		c.repl[id].shutdown()
 		c.servers[id].Shutdown()
 		c.servers[id] = nil
 	}
@@ -176,39 +171,10 @@ func (c *replicationCluster) leaderAndIsr(s partitionState, to ...int32) {
 		}
 	}
 	for _, id := range to {
-		if id != s.leader {
-			c.becomeFollower(id, lr)
-			continue
-		}
 		resp := c.ctl[id].roundTrip(c.t, lr).(*protocol.LeaderAndIsrResponse)
 		if resp.ErrorCode != 0 || len(resp.Partitions) != 1 || resp.Partitions[0].ErrorCode != 0 {
 			c.t.Fatalf("LeaderAndIsr to %d: %+v", id, resp)
 		}
-	}
-}
-
-// becomeFollower applies a LeaderAndIsr naming another leader to broker id through the
-// replication side's makeFollowers (as ReplicaManager.becomeLeaderOrFollower does).
-func (c *replicationCluster) becomeFollower(id int32, lr *protocol.LeaderAndIsrRequest) {
-	c.t.Helper()
-	rm := c.servers[id].ReplicaManager()
-	rm.replicaStateChangeLock.Lock()
-	defer rm.replicaStateChangeLock.Unlock()
-	c.corr++
-	var ts []followerTransition
-	for _, s := range lr.PartitionStates {
-		p := rm.GetOrCreatePartition(tpOf(s.Topic, s.Partition))
-		if p.LeaderEpoch() >= s.LeaderEpoch {
-			c.t.Fatalf("stale leader epoch %d for broker %d", s.LeaderEpoch, id)
-		}
-		ts = append(ts, followerTransition{partition: p, state: s})
-	}
-	if _, err := c.repl[id].makeFollowers(lr.ControllerID, lr.ControllerEpoch, ts, c.corr, map[common.TopicPartition]int16{}); err != nil {
-		c.t.Fatalf("broker %d becoming follower: %v", id, err)
-	}
-	if !rm.hwThreadInitialized {
-		rm.startHighWaterMarksCheckPointThread()
-		rm.hwThreadInitialized = true
 	}
 }
 
@@ -389,12 +355,13 @@ func TestBecomeFollowerTruncatesToHighWatermark(t *testing.T) {
 		t.Fatalf("broker 1 LEO %d after becoming follower, want 0 (truncated to its HW)", leo)
 	}
 	// The state-change log tells the become-follower story, step by step.
+	corr := c.ctl[1].corr
 	for _, line := range []string{
-		"Broker 1 handling LeaderAndIsr request correlationId 1 from controller 0 epoch 1000 starting the become-follower transition for partition trunc-0",
-		"Broker 1 stopped fetchers as part of become-follower request from controller 0 epoch 1000 with correlation id 1 for partition trunc-0",
-		"Broker 1 truncated logs and checkpointed recovery boundaries for partition trunc-0 as part of become-follower request with correlation id 1 from controller 0 epoch 1000",
-		"Broker 1 started fetcher to new leader as part of become-follower request from controller 0 epoch 1000 with correlation id 1 for partition trunc-0",
-		"Broker 1 completed LeaderAndIsr request correlationId 1 from controller 0 epoch 1000 for the become-follower transition for partition trunc-0",
+		fmt.Sprintf("Broker 1 handling LeaderAndIsr request correlationId %d from controller 0 epoch 1000 starting the become-follower transition for partition trunc-0", corr),
+		fmt.Sprintf("Broker 1 stopped fetchers as part of become-follower request from controller 0 epoch 1000 with correlation id %d for partition trunc-0", corr),
+		fmt.Sprintf("Broker 1 truncated logs and checkpointed recovery boundaries for partition trunc-0 as part of become-follower request with correlation id %d from controller 0 epoch 1000", corr),
+		fmt.Sprintf("Broker 1 started fetcher to new leader as part of become-follower request from controller 0 epoch 1000 with correlation id %d for partition trunc-0", corr),
+		fmt.Sprintf("Broker 1 completed LeaderAndIsr request correlationId %d from controller 0 epoch 1000 for the become-follower transition for partition trunc-0", corr),
 	} {
 		if !c.hooks[1].contains(line) {
 			t.Errorf("state-change log lacks %q", line)

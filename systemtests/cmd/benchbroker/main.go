@@ -176,8 +176,7 @@ func startZkafka(ctx context.Context, o options, dir string) (*target, error) {
 	return &target{
 		name: "zkafka", addr: b.Addr(), pid: b.PID, version: sarama.V0_10_2_0,
 		prepare: func(ctx context.Context, topic string) error {
-			_, err := c.CreateTopic(ctx, topic, map[int32][]int32{0: {b.ID}})
-			return err
+			return c.CreateTopic(ctx, topic, map[int32][]int32{0: {b.ID}})
 		},
 		close: c.Close,
 	}, nil
