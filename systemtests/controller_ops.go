@@ -194,7 +194,10 @@ type LoadProducer struct {
 type LoadSpec struct {
 	Topic      string
 	Partitions int
-	Size       int
+	// First is the index of the first message (MessageFor); loads sharing a Checker need
+	// disjoint ranges.
+	First int
+	Size  int
 	// Rate is messages per second (0 means 1000).
 	Rate int
 	// Retries is the producer's Retry.Max (0 means 40, with 250 ms backoff).
@@ -260,7 +263,7 @@ func StartLoad(addrs []string, spec LoadSpec, checker *Checker) (*LoadProducer, 
 		tick := time.NewTicker(10 * time.Millisecond)
 		defer tick.Stop()
 		perTick := max(rate/100, 1)
-		i := 0
+		i := spec.First
 	loop:
 		for {
 			select {

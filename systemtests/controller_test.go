@@ -170,8 +170,9 @@ func TestControllerFailover(t *testing.T) {
 	if err := WaitFor(within(t, sessionTimeout+15*time.Second), func() string {
 		return fmt.Sprintf("controller still %d epoch %d (was %d epoch %d)", now, newEpoch, old, epoch)
 	}, func() bool {
+		// The new controller writes /controller first and then increments /controller_epoch.
 		now, newEpoch = c.ControllerInfo()
-		return now >= 0 && now != old
+		return now >= 0 && now != old && newEpoch > epoch
 	}); err != nil {
 		t.Fatal(err)
 	}

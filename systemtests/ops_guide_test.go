@@ -250,7 +250,7 @@ func TestOpsGuideExpandClusterAndIncreaseReplication(t *testing.T) {
 	if err := c.WaitServing(ctx, "foo", 1); err != nil {
 		t.Fatal(err)
 	}
-	fooLoad, err := StartLoad(c.RunningBootstrapServers(), LoadSpec{Topic: "foo", Partitions: 1, Size: 200, Rate: 500}, checker)
+	fooLoad, err := StartLoad(c.RunningBootstrapServers(), LoadSpec{Topic: "foo", Partitions: 1, First: 10_000_000, Size: 200, Rate: 500}, checker)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -337,11 +337,20 @@ func TestTopicScriptsAgainstRunningBrokers(t *testing.T) {
 		if err := KcatProduce(ctx, c.Brokers[0].Addr(), topic, 0, "none", 1000, 1, 50, 100); err != nil {
 			t.Fatal(err)
 		}
-		seen := int64(0)
-		if err := KcatConsume(ctx, c.Brokers[1].Addr(), topic, 0, 150, func(m ConsumedMessage) error { seen++; return nil }); err != nil {
-			t.Fatal(err)
+		// acks=1 messages become visible to consumers once the follower has them (the HW):
+		// read until all 150 are there.
+		t1 := time.Now()
+		var kerr error
+		for attempt := 0; attempt == 0 || (kerr != nil && time.Since(t1) < 15*time.Second); attempt++ {
+			if attempt > 0 {
+				time.Sleep(200 * time.Millisecond)
+			}
+			kerr = KcatConsume(ctx, c.Brokers[1].Addr(), topic, 0, 150, func(m ConsumedMessage) error { return nil })
 		}
-		t.Logf("kcat produced 50 and consumed %d from [%s,0]", seen, topic)
+		if kerr != nil {
+			t.Fatal(kerr)
+		}
+		t.Logf("kcat produced 50 and consumed all 150 messages of [%s,0] (visible %v after the produce)", topic, time.Since(t1).Round(time.Millisecond))
 	} else {
 		t.Log("kcat not installed: the kcat half is skipped")
 	}
@@ -384,7 +393,13 @@ func TestTopicScriptsAgainstRunningBrokers(t *testing.T) {
 	if _, err := c.Broker(leader).Logs().Expect(regexp.MustCompile(`Processing override for entityPath: topics/crud`), 30*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	if err := SaramaProduce(ctx, c.BootstrapServers(), cfg, ProduceSpec{Topic: topic, Partitions: 5, First: 5000, Count: 500, Size: 200,
+	// One message per request: a batch larger than segment.bytes is refused (0.10.2's
+	// RecordBatchTooLargeException), which is the new config at work too, but not a roll.
+	one := *cfg
+	one.Producer.Flush.MaxMessages = 1
+	one.Producer.Flush.Bytes = 0
+	one.Producer.Flush.Frequency = 0
+	if err := SaramaProduce(ctx, c.BootstrapServers(), &one, ProduceSpec{Topic: topic, Partitions: 5, First: 5000, Count: 500, Size: 200,
 		OnAck: func(i int, p int32, off int64) {
 			k, v := MessageFor(i, 200)
 			checker.Acked(common.TopicPartition{Topic: topic, Partition: p}, off, k, v)

@@ -358,6 +358,7 @@ func (p *Partition) maybeExpandIsr(replicaID int32, res LogReadResult) error {
 			p.logger.Infof("Expanding ISR for partition [%s,%d] from %s to %s", p.Topic, p.PartitionID,
 				joinIDs(p.isrIDs()), joinIDs(mapKeys(newISR)))
 			p.updateIsr(newISR)
+			p.markIsrExpand()
 		}
 		return p.maybeIncrementLeaderHW(leader, res.FetchTimeMs)
 	}()

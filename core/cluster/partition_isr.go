@@ -34,6 +34,7 @@ func (p *Partition) MaybeShrinkIsr(replicaMaxLagTimeMs int64) error {
 		p.logger.Infof("Shrinking ISR for partition [%s,%d] from %s to %s", p.Topic, p.PartitionID,
 			joinIDs(p.isrIDs()), joinIDs(mapKeys(newISR)))
 		p.updateIsr(newISR)
+		p.markIsrShrink()
 		return p.maybeIncrementLeaderHW(leader, p.time.Milliseconds())
 	}()
 	if hwIncremented {

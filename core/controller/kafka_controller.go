@@ -73,6 +73,8 @@ type KafkaController struct {
 	// UncleanLeaderElections counts unclean elections (Kafka's
 	// ControllerStats.uncleanLeaderElectionRate).
 	UncleanLeaderElections atomic.Int64
+	// stats are the ControllerStats meters (controller_metrics.go; nil until RegisterMetrics).
+	stats atomic.Pointer[controllerStats]
 }
 
 // NewKafkaController builds the controller module of broker cfg.BrokerID.
@@ -106,7 +108,7 @@ func NewKafkaController(cfg *config.KafkaConfig, zkUtils *zkutils.ZkUtils, broke
 	c.deleteTopicManager = newTopicDeletionManager(c, nil, nil)
 	c.brokerRequestBatch = newControllerBrokerRequestBatch(c)
 	c.offlinePartitionSelector = &OfflinePartitionLeaderSelector{ctx: c.ctx, uncleanLeaderElectionEnable: c.uncleanLeaderElectionEnable,
-		log: c.log.WithField("logger", "kafka.controller.OfflinePartitionLeaderSelector"), onUncleanElection: func() { c.UncleanLeaderElections.Add(1) }}
+		log: c.log.WithField("logger", "kafka.controller.OfflinePartitionLeaderSelector"), onUncleanElection: c.markUncleanLeaderElection}
 	c.reassignedPartitionLeaderSelector = &ReassignedPartitionLeaderSelector{ctx: c.ctx}
 	c.preferredReplicaPartitionLeaderSelector = &PreferredReplicaPartitionLeaderSelector{ctx: c.ctx, log: c.log}
 	c.controlledShutdownPartitionLeaderSelector = &ControlledShutdownLeaderSelector{ctx: c.ctx, log: c.log}

@@ -28,6 +28,7 @@ func (l *BrokerChangeListener) HandleChildChange(parentPath string, children []s
 	if !c.isActive() || !c.replicaStateMachine.hasStarted {
 		return nil
 	}
+	defer c.timeLeaderElection()()
 	var cur []zkutils.BrokerInfo
 	var curIDs []int32
 	for _, child := range children {

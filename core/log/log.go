@@ -12,6 +12,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/zkafka/zkafka/clients/common"
+	"github.com/zkafka/zkafka/core/metrics"
 	"github.com/zkafka/zkafka/core/utils"
 )
 
@@ -42,6 +43,8 @@ type Log struct {
 	topicPartition common.TopicPartition
 	closed         bool          // guarded by mu
 	pending        []pendingTask // tasks to hand to the scheduler once mu is released; guarded by mu
+
+	flushTimer atomic.Pointer[metrics.Timer] // LogFlushRateAndTimeMs (nil: none; log_metrics.go)
 }
 
 // pendingTask is a scheduler call deferred until mu is released. A scheduler may run due tasks
@@ -293,7 +296,7 @@ func (l *Log) FlushTo(offset int64) error {
 	l.logger.Debugf("Flushing log %s up to offset %d, last flushed: %d current time: %d unflushed = %d",
 		l.Name(), offset, l.LastFlushTime(), l.time.Milliseconds(), l.UnflushedMessages())
 	for _, s := range l.LogSegmentsRange(rp, offset) {
-		if err := s.Flush(); err != nil {
+		if err := l.flushSegment(s); err != nil {
 			return err
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/zkafka/zkafka/clients/common"
+	"github.com/zkafka/zkafka/core/metrics"
 	"github.com/zkafka/zkafka/core/utils"
 )
 
@@ -43,6 +44,8 @@ type LogManagerConfig struct {
 	FlushCheckpoint time.Duration
 	// RetentionCheck is log.retention.check.interval.ms.
 	RetentionCheck time.Duration
+	// Metrics receives the per-log gauges and the flush timer (nil: none; log_metrics.go).
+	Metrics *metrics.Registry
 }
 
 // BrokerStateRecorder receives LogManager's broker-state change (RecoveringFromUncleanShutdown);
@@ -86,6 +89,9 @@ type LogManager struct {
 
 	// Cleaner is nil unless the cleaner is enabled.
 	Cleaner *LogCleaner
+
+	metrics    *metrics.Registry // nil: no metrics
+	flushTimer *metrics.Timer
 }
 
 // NewLogManager validates and locks the log directories and loads every log in them.
@@ -105,7 +111,9 @@ func NewLogManager(cfg LogManagerConfig, scheduler utils.Scheduler, brokerState 
 		time:          time,
 		logger:        logger,
 		logs:          newLogPool(),
+		metrics:       cfg.Metrics,
 	}
+	m.initMetrics()
 	if m.defaultConfig == nil {
 		m.defaultConfig = DefaultLogConfig()
 	}
@@ -138,6 +146,7 @@ func NewLogManager(cfg LogManagerConfig, scheduler utils.Scheduler, brokerState 
 			m.unlockLogDirs()
 			return nil, err
 		}
+		m.Cleaner.RegisterMetrics(m.metrics)
 	}
 	return m, nil
 }
@@ -333,6 +342,7 @@ func (m *LogManager) loadLog(logDir string, recoveryPoints map[common.TopicParti
 		_ = log.Close()
 		return fmt.Errorf("%w: Duplicate log directories found: %s, %s!", ErrIllegalArgument, log.Dir(), prev.Dir())
 	}
+	m.registerLogMetrics(log)
 	return nil
 }
 
@@ -507,6 +517,7 @@ func (m *LogManager) CreateLog(tp common.TopicPartition, config *LogConfig) (*Lo
 		return nil, err
 	}
 	m.logs.putIfAbsent(tp, log)
+	m.registerLogMetrics(log)
 	m.logger.Infof("Created log for partition [%s,%d] in %s with properties {%s}.", tp.Topic, tp.Partition, dataDir, formatOriginals(config))
 	return log, nil
 }

@@ -43,6 +43,7 @@ func (m *LogManager) AsyncDelete(tp common.TopicPartition) error {
 	if removed == nil {
 		return nil
 	}
+	m.removeLogMetrics(tp)
 	if m.Cleaner != nil {
 		if err := m.Cleaner.AbortCleaning(tp); err != nil {
 			return err

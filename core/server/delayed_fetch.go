@@ -117,8 +117,10 @@ func (d *DelayedFetch) TryComplete() bool {
 	return false
 }
 
-// OnExpiration does nothing beyond completion (Kafka marks expiration meters).
-func (d *DelayedFetch) OnExpiration() {}
+// OnExpiration counts the expiry on DelayedFetchMetrics' follower or consumer ExpiresPerSec.
+func (d *DelayedFetch) OnExpiration() {
+	d.replicaManager.recordFetchExpiration(isValidBrokerID(d.fetchMetadata.ReplicaID))
+}
 
 // OnComplete reads again and answers.
 func (d *DelayedFetch) OnComplete() {

@@ -85,11 +85,13 @@ func (d *DelayedProduce) TryComplete() bool {
 	return false
 }
 
-// OnExpiration logs the partitions that timed out (Kafka marks ExpiresPerSec meters here).
+// OnExpiration logs the partitions that timed out and counts them on the DelayedProduceMetrics
+// ExpiresPerSec meters.
 func (d *DelayedProduce) OnExpiration() {
 	for _, s := range d.produceStatus {
 		if s.acksPending {
 			d.replicaManager.logger.Debugf("Expiring produce request for partition %s", s.TopicPartition)
+			d.replicaManager.recordProduceExpiration(s.TopicPartition)
 		}
 	}
 }

@@ -16,14 +16,24 @@
 // Startup: BrokerState Starting; scheduler; ZooKeeper (chroot created first through a
 // connection without it, then the common paths); /cluster/id; LogManager (per-topic configs
 // from /config/topics, recovery unless .kafka_cleanshutdown); broker id (broker.id,
-// meta.properties, or /brokers/seqid); SocketServer; ReplicaManager; [controller, coordinator:
-// the Controller and GroupCoordinator seams, issues 6 and 7]; KafkaApis and the request handler
-// pool; KafkaHealthcheck (/brokers/ids/<id>, v4 JSON, bound port for port 0); meta.properties;
-// RunningAsBroker.
+// meta.properties, or /brokers/seqid); SocketServer; ReplicaManager; KafkaController (joins the
+// /controller election; [coordinator: the GroupCoordinator seam, issue 7]); KafkaApis and the
+// request handler pool; DynamicConfigManager; KafkaHealthcheck (/brokers/ids/<id>, v4 JSON,
+// bound port for port 0); meta.properties; RunningAsBroker.
 //
-// Shutdown: [controlled shutdown: needs the controller]; BrokerShuttingDown; health check
-// listener; SocketServer; handlers; scheduler; ReplicaManager (last HW checkpoint);
-// LogManager (.kafka_cleanshutdown); ZooKeeper (the ephemeral registration goes); NotRunning.
+// Shutdown: controlled shutdown (controlled.shutdown.enable: ControlledShutdown to the broker
+// /controller names, retried up to controlled.shutdown.max.retries times until it leads
+// nothing); BrokerShuttingDown; health check listener; SocketServer; handlers; scheduler;
+// ReplicaManager (last HW checkpoint); DynamicConfigManager; LogManager (.kafka_cleanshutdown);
+// KafkaController; ZooKeeper (the ephemeral registration goes); NotRunning.
+//
+// # Dynamic config
+//
+// DynamicConfigManager follows /config/changes (zkutils' ZkNodeChangeNotificationListener) and
+// hands the named entity's whole stored config to the ConfigHandler of its type:
+// TopicConfigHandler rebuilds the LogConfig of the topic's live logs from the broker defaults
+// plus the overrides; the client, user and broker handlers record byte-rate and replication
+// throttle overrides in DynamicQuotas, for the quota managers of a later issue to enforce.
 //
 // # Requests
 //
@@ -32,10 +42,10 @@
 // request's version) or, for a produce with acks=0, closes the connection. A panic in a handler
 // is recovered the same way, so a request never takes the broker down. APIs of components that
 // do not exist yet answer as a 0.10.2 broker without them would: group APIs
-// GROUP_COORDINATOR_NOT_AVAILABLE, CreateTopics/DeleteTopics NOT_CONTROLLER, ControlledShutdown
-// STALE_CONTROLLER_EPOCH (KafkaController.shutdownBroker's ControllerMovedException when not
-// active), SaslHandshake on a plaintext listener ILLEGAL_SASL_STATE. OffsetCommit/OffsetFetch v0
-// are served from ZooKeeper, as in 0.10.2.
+// GROUP_COORDINATOR_NOT_AVAILABLE, CreateTopics/DeleteTopics NOT_CONTROLLER, SaslHandshake on a plaintext listener ILLEGAL_SASL_STATE. OffsetCommit/OffsetFetch v0
+// are served from ZooKeeper, as in 0.10.2. ControlledShutdown goes to
+// KafkaController.ShutdownBroker; a broker that is not the active controller answers
+// STALE_CONTROLLER_EPOCH (0.10.2's ControllerMovedException).
 //
 // Fetch responses are written at send time by protocol.WriteResponse, which streams each
 // FileRecords slice from its segment with sendfile (core/network's writer exposes the socket's

@@ -87,6 +87,7 @@ func NewKafkaApis(c KafkaApisConfig) *KafkaApis {
 
 // Handle dispatches one request. A handler error (or panic) becomes the request's error response.
 func (a *KafkaApis) Handle(req *network.Request) {
+	defer req.MarkAPILocalComplete() // RequestMetrics LocalTimeMs ends here (Kafka's finally)
 	defer func() {
 		if r := recover(); r != nil {
 			err := fmt.Errorf("%w: panic: %v", protocol.ErrUnknown, r)

@@ -49,6 +49,7 @@ func (a *KafkaApis) handleFetchRequest(req *network.Request) error {
 		}
 	}
 	cb := func(data []FetchPartitionData) {
+		req.MarkAPIRemoteComplete()
 		merged := make([]FetchPartitionData, 0, len(data)+len(unknown))
 		for _, d := range data {
 			if version <= 1 && d.Records != nil {

@@ -35,6 +35,7 @@ func (a *KafkaApis) handleProducerRequest(req *network.Request) error {
 		}
 	}
 	cb := func(status map[common.TopicPartition]PartitionResponse) {
+		req.MarkAPIRemoteComplete()
 		for tp, s := range unknown {
 			status[tp] = s
 		}

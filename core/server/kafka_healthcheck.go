@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/sirupsen/logrus"
 
 	"github.com/zkafka/zkafka/clients/common"
+	"github.com/zkafka/zkafka/core/metrics"
 	"github.com/zkafka/zkafka/core/server/config"
 	"github.com/zkafka/zkafka/zk/zkclient"
 	"github.com/zkafka/zkafka/zk/zkutils"
@@ -31,6 +33,8 @@ type KafkaHealthcheck struct {
 	time       common.Time
 	logger     *logrus.Entry
 	listener   *sessionExpireListener
+	// stateMeters are the SessionExpireListener meters (kafka_healthcheck_metrics.go).
+	stateMeters atomic.Pointer[map[zkclient.KeeperState]*metrics.Meter]
 }
 
 // NewKafkaHealthcheck prepares the registration of the given advertised endpoints.
@@ -97,7 +101,10 @@ func JmxPortFromEnv(getenv func(string) string) int32 {
 // Kafka 0.10.2: KafkaHealthcheck.SessionExpireListener.
 type sessionExpireListener struct{ h *KafkaHealthcheck }
 
-func (l *sessionExpireListener) HandleStateChanged(state zkclient.KeeperState) error { return nil }
+func (l *sessionExpireListener) HandleStateChanged(state zkclient.KeeperState) error {
+	l.h.markState(state)
+	return nil
+}
 
 func (l *sessionExpireListener) HandleNewSession() error {
 	l.h.logger.Infof("re-registering broker info in ZK for broker %d", l.h.brokerID)

@@ -15,12 +15,14 @@ import (
 )
 
 // TestHealthcheckReregistersOnNewSession: after its ZooKeeper session expires for real, the
-// broker registers /brokers/ids/<id> again under the new session.
+// broker registers /brokers/ids/<id> again under the new session, and the SessionExpireListener
+// meters counted the expiry. (metrics.http.port keeps the reporter off the fixed JMX_PORT.)
 func TestHealthcheckReregistersOnNewSession(t *testing.T) {
 	connect := zktest.Chroot(t)
 	loggers, _ := testLoggers(t)
 	capture := zktest.NewSessionCapture()
-	srv := NewKafkaServer(brokerConfig(t, connect, t.TempDir(), map[string]string{"broker.id": "7"}), nil, loggers,
+	srv := NewKafkaServer(brokerConfig(t, connect, t.TempDir(), map[string]string{"broker.id": "7",
+		MetricsHTTPPortProp: "0", MetricsHTTPHostProp: "127.0.0.1"}), nil, loggers,
 		func(k string) string {
 			if k == "JMX_PORT" {
 				return "9999"
@@ -46,6 +48,14 @@ func TestHealthcheckReregistersOnNewSession(t *testing.T) {
 		_, st, exists, err := z.ReadDataMaybeNull(zkutils.BrokerIdPath(7))
 		return err == nil && exists && st != nil && st.EphemeralOwner == z.ZkClient.SessionID()
 	}, "broker 7 re-registered under the new session", 30*time.Second)
+	for _, name := range []string{"ZooKeeperExpiresPerSec", "ZooKeeperSyncConnectsPerSec"} {
+		if m := srv.Metrics.Meter("kafka.server:type=SessionExpireListener,name=" + name); m == nil || m.Count() < 1 {
+			t.Errorf("%s not marked: %v", name, m)
+		}
+	}
+	if m := srv.Metrics.Meter("kafka.server:type=SessionExpireListener,name=ZooKeeperAuthFailuresPerSec"); m == nil || m.Count() != 0 {
+		t.Errorf("ZooKeeperAuthFailuresPerSec %v, want registered with count 0", m)
+	}
 }
 
 // TestBrokerIDGeneratedAndCheckpointed: broker.id=-1 takes the next /brokers/seqid id (1001 with

@@ -38,9 +38,10 @@ type Loggers struct {
 // KafkaServer is one broker: it starts its components in 0.10.2's order and stops them in
 // reverse.
 //
-// Kafka 0.10.2: kafka.server.KafkaServer. The controller and the group coordinator are issues 6
-// and 7; Controller and Coordinator are their seams (nil: not built yet), and controlled
-// shutdown is skipped until a controller exists.
+// Kafka 0.10.2: kafka.server.KafkaServer. Every broker builds a KafkaController
+// (kafka_server_controller.go; only the one elected on /controller is active) and, when
+// controlled.shutdown.enable is set, asks the active one to move its leaderships before it
+// stops. The group coordinator is issue 7; Coordinator is its seam (nil: not built yet).
 type KafkaServer struct {
 	config  *config.KafkaConfig
 	time    common.Time
@@ -48,7 +49,8 @@ type KafkaServer struct {
 	logger  *logrus.Entry
 	getenv  func(string) string
 
-	// Controller and Coordinator are the hooks for issues 6 and 7; set them before Startup.
+	// Controller is the broker's controller module (Startup builds a KafkaController when it is
+	// nil); Coordinator is the hook for issue 7. Set them before Startup.
 	Controller  Controller
 	Coordinator GroupCoordinator
 	// ZkClientOptions are passed to the broker's ZooKeeper client (tests route it through a
@@ -61,6 +63,8 @@ type KafkaServer struct {
 	// BrokerTopicMetrics from the ReplicaManager); a reporter may export it.
 	Metrics    *metrics.Registry
 	topicStats *metrics.BrokerTopicStats
+	// metricsReporter serves Metrics over HTTP when a port is set (kafka_server_metrics.go).
+	metricsReporter atomic.Pointer[metrics.HTTPReporter]
 
 	startupComplete atomic.Bool
 	isStartingUp    atomic.Bool
@@ -196,7 +200,7 @@ func (s *KafkaServer) Startup() (err error) {
 
 	s.replicaManager, err = NewReplicaManager(ReplicaManagerConfig{Config: s.config, Time: s.time, ZkUtils: s.zkUtils,
 		LogManager: s.logManager, Scheduler: s.kafkaScheduler, DefaultLogConfig: defaultLog, BrokerTopicStats: s.topicStats,
-		Logger: s.loggers.Server, StateChange: s.loggers.StateChange, MetadataCache: s.metadataCache})
+		Metrics: s.Metrics, Logger: s.loggers.Server, StateChange: s.loggers.StateChange, MetadataCache: s.metadataCache})
 	if err != nil {
 		return err
 	}
@@ -242,6 +246,9 @@ func (s *KafkaServer) Startup() (err error) {
 		return err
 	}
 	if err = s.checkpointBrokerID(s.config.BrokerID); err != nil {
+		return err
+	}
+	if err = s.startMetrics(); err != nil {
 		return err
 	}
 	s.BrokerState.NewState(brokerstate.RunningAsBroker)
@@ -328,6 +335,7 @@ func (s *KafkaServer) createLogManager(defaultLog *log.LogConfig) (*log.LogManag
 		FlushCheck:      msDuration(c.GetLong("log.flush.scheduler.interval.ms")),
 		FlushCheckpoint: msDuration(int64(c.GetInt("log.flush.offset.checkpoint.interval.ms"))),
 		RetentionCheck:  msDuration(c.GetLong("log.retention.check.interval.ms")),
+		Metrics:         s.Metrics,
 	}, s.kafkaScheduler, &s.BrokerState, s.time, s.loggers.Server)
 }
 
@@ -420,6 +428,7 @@ func (s *KafkaServer) Shutdown() {
 
 func (s *KafkaServer) shutdownComponents() {
 	s.BrokerState.NewState(brokerstate.BrokerShuttingDown)
+	s.stopMetrics()
 	if s.kafkaHealthcheck != nil {
 		s.kafkaHealthcheck.Shutdown()
 	}

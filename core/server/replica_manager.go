@@ -67,6 +67,7 @@ type ReplicaManager struct {
 	delayedFetchPurgatory   *purgatory.DelayedOperationPurgatory[*DelayedFetch]
 
 	replication *replicaManagerReplication
+	metrics     replicaManagerMetrics // replica_manager_metrics.go
 }
 
 // ReplicaManagerConfig gathers the constructor's dependencies.
@@ -81,6 +82,9 @@ type ReplicaManagerConfig struct {
 	StateChange      *logrus.Entry // state.change.logger
 	// BrokerTopicStats receives the produce/fetch meters (nil: none).
 	BrokerTopicStats *metrics.BrokerTopicStats
+	// Metrics receives the ReplicaManager's gauges and meters and the purgatories' gauges (nil:
+	// none).
+	Metrics *metrics.Registry
 	// ProducePurgatory and FetchPurgatory may be given (tests pass ones on a MockTimer);
 	// otherwise they are created with their own timers.
 	ProducePurgatory *purgatory.DelayedOperationPurgatory[*DelayedProduce]
@@ -132,6 +136,7 @@ func NewReplicaManager(c ReplicaManagerConfig) (*ReplicaManager, error) {
 			int(c.Config.GetInt("fetch.purgatory.purge.interval.requests")), c.Time, c.Logger)
 	}
 	rm.replication = newReplicaManagerReplication(rm, c.MetadataCache, c.Exit)
+	rm.registerMetrics(c.Metrics)
 	return rm, nil
 }
 
@@ -221,6 +226,7 @@ func (rm *ReplicaManager) GetOrCreatePartition(tp common.TopicPartition) *cluste
 	if p == nil {
 		p = cluster.NewPartition(tp.Topic, tp.Partition, rm.localBrokerID, rm.time, rm, rm.logger, rm.stateChange)
 		rm.allPartitions[tp] = p
+		rm.registerPartitionMetrics(p)
 	}
 	return p
 }

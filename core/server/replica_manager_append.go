@@ -98,6 +98,7 @@ func (rm *ReplicaManager) appendToLocalLog(internalTopicsAllowed bool, entries [
 		info, err := p.AppendRecordsToLeader(e.Records, requiredAcks)
 		if err != nil {
 			rm.meters(tp.Topic, func(m *metrics.BrokerTopicMetrics) { m.FailedProduceRequestRate.Mark(1) })
+			rm.markBytesRejected(tp.Topic, e.Records, err)
 			if protocol.CodeOf(err) == protocol.ErrUnknown.Code {
 				rm.logger.WithError(err).Errorf("Error processing append operation on partition %s", tp)
 			} else {

@@ -161,6 +161,7 @@ func (rm *ReplicaManager) stopReplica(tp common.TopicPartition, deletePartition 
 	var err error
 	if p != nil {
 		err = p.Delete()
+		rm.removePartitionMetrics(tp)
 	} else if rm.logManager.GetLog(tp) != nil {
 		err = rm.logManager.AsyncDelete(tp)
 	}

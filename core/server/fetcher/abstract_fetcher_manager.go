@@ -34,8 +34,8 @@ type BrokerAndInitialOffset struct {
 // partition), threads created on demand and shut down when idle.
 //
 // Kafka 0.10.2: kafka.server.AbstractFetcherManager. The abstract createFetcherThread is the
-// CreateFetcherThread function given to the constructor. The MaxLag and MinFetchRate gauges are
-// not registered (no fetcher metrics yet).
+// CreateFetcherThread function given to the constructor. RegisterMetrics adds the MaxLag gauge
+// (fetcher_lag_stats.go); MinFetchRate is not registered.
 type AbstractFetcherManager struct {
 	name                string
 	clientID            string

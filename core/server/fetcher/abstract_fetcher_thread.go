@@ -87,6 +87,9 @@ type AbstractFetcherThread struct {
 	partitionMapLock sync.Mutex
 	partitionStates  *partitionStates
 	wake             chan struct{}
+	// lags is FetcherLagStats: per partition, the source's HW minus the next offset to fetch
+	// (guarded by partitionMapLock; fetcher_lag_stats.go).
+	lags map[common.TopicPartition]int64
 
 	running  atomic.Bool
 	started  atomic.Bool
@@ -273,6 +276,7 @@ func (t *AbstractFetcherThread) processResponse(req FetchRequest, data []Fetched
 			if last, ok := lastNextOffset(records); ok {
 				newOffset = last
 			}
+			t.setLag(tp, fp.Data.HighWatermark()-newOffset)
 			if err := t.hooks.ProcessPartitionData(tp, cur.Offset, fp.Data); err != nil {
 				if errors.Is(err, record.ErrCorruptRecord) {
 					t.logger.Errorf("Found invalid messages during fetch for partition [%s,%d] offset %d error %v",
@@ -367,6 +371,7 @@ func (t *AbstractFetcherThread) RemovePartitions(tps map[common.TopicPartition]s
 	defer t.partitionMapLock.Unlock()
 	for tp := range tps {
 		t.partitionStates.remove(tp)
+		delete(t.lags, tp)
 	}
 }
 
