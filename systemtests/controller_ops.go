@@ -350,6 +350,30 @@ func (c *Cluster) ConsumeAll(ctx context.Context, topic string, partitions int32
 	return total, nil
 }
 
+// WaitHighWatermarks waits until partition p of topic has a high watermark of at least want[p]
+// (every acknowledged message is on the whole ISR).
+func (c *Cluster) WaitHighWatermarks(ctx context.Context, topic string, want map[int32]int64) error {
+	cfg := sarama.NewConfig()
+	cfg.Version = sarama.V0_10_2_0
+	var last string
+	return WaitFor(ctx, func() string { return "high watermarks of " + topic + ": " + last }, func() bool {
+		cl, err := sarama.NewClient(c.RunningBootstrapServers(), cfg)
+		if err != nil {
+			last = err.Error()
+			return false
+		}
+		defer cl.Close()
+		for p, w := range want {
+			hw, err := cl.GetOffset(topic, p, sarama.OffsetNewest)
+			if err != nil || hw < w {
+				last = fmt.Sprintf("[%s,%d] at %d, want %d (%v)", topic, p, hw, w, err)
+				return false
+			}
+		}
+		return true
+	})
+}
+
 // errNoLeader is returned by LeaderOf when a partition has no live leader.
 var errNoLeader = errors.New("no leader")
 

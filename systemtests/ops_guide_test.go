@@ -324,6 +324,12 @@ func TestTopicScriptsAgainstRunningBrokers(t *testing.T) {
 	cfg.Producer.Retry.Max = 20
 	cfg.Producer.Retry.Backoff = 100 * time.Millisecond
 	checker := NewChecker()
+	sent := func(first, count, size int) {
+		for i := first; i < first+count; i++ {
+			checker.Sent(MessageFor(i, size))
+		}
+	}
+	sent(0, 300, 100)
 	t0 := time.Now()
 	if err := SaramaProduce(ctx, c.BootstrapServers(), cfg, ProduceSpec{Topic: topic, Partitions: 3, Count: 300, Size: 100,
 		OnAck: func(i int, p int32, off int64) {
@@ -334,6 +340,7 @@ func TestTopicScriptsAgainstRunningBrokers(t *testing.T) {
 	}
 	t.Logf("sarama: 300 messages acknowledged %v after --create returned", time.Since(t0).Round(time.Millisecond))
 	if KcatAvailable() {
+		sent(1000, 50, 100)
 		if err := KcatProduce(ctx, c.Brokers[0].Addr(), topic, 0, "none", 1000, 1, 50, 100); err != nil {
 			t.Fatal(err)
 		}
@@ -376,6 +383,16 @@ func TestTopicScriptsAgainstRunningBrokers(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// Let the followers catch up first: a follower fetching a pre-existing batch larger than the
+	// new segment.bytes would fail its append (RecordBatchTooLargeException) and, as in 0.10.2,
+	// its fetcher thread would stop.
+	hw := map[int32]int64{0: 100, 1: 100, 2: 100}
+	if KcatAvailable() {
+		hw[0] += 50
+	}
+	if err := c.WaitHighWatermarks(within(t, 30*time.Second), topic, hw); err != nil {
+		t.Fatal(err)
+	}
 	// A config change reaches the live log: with segment.bytes=2048 the leader of partition 4
 	// rolls a new segment every few messages.
 	out = s.run(ctx, "kafka-configs.sh", "--zookeeper", s.zk, "--alter", "--entity-type", "topics", "--entity-name", topic, "--add-config", "segment.bytes=2048")
@@ -395,6 +412,7 @@ func TestTopicScriptsAgainstRunningBrokers(t *testing.T) {
 	}
 	// One message per request: a batch larger than segment.bytes is refused (0.10.2's
 	// RecordBatchTooLargeException), which is the new config at work too, but not a roll.
+	sent(5000, 500, 200)
 	one := *cfg
 	one.Producer.Flush.MaxMessages = 1
 	one.Producer.Flush.Bytes = 0

@@ -88,13 +88,14 @@ func TestLogManagerLogMetrics(t *testing.T) {
 
 // TestLogCleanerMetrics: with the cleaner enabled, the LogCleaner and LogCleanerManager gauges
 // are registered and, after a compaction, report it: some of the offset map used, less copied
-// than read, and a last run that is recent.
+// than read, and a last run that is recent. (max-dirty-percent is that of the last selection,
+// which may already be the pass after the cleaning: only its range is checked.)
 func TestLogCleanerMetrics(t *testing.T) {
 	e := newLMEnv(t)
 	reg := metrics.NewRegistry(nil)
 	config := lmConfig(t, map[string]string{CleanupPolicyProp: Compact, SegmentBytesProp: "512"})
 	cc := NewCleanerConfig()
-	cc.DedupeBufferSize = 1 << 20
+	cc.DedupeBufferSize = 1024 // a few dozen slots: 10 keys fill a visible share of them
 	cc.IOBufferSize = 64 << 10
 	cc.BackOff = 10 * time.Millisecond
 	m, err := NewLogManager(LogManagerConfig{LogDirs: []string{t.TempDir()}, DefaultConfig: config, CleanerConfig: cc,
@@ -137,8 +138,8 @@ func TestLogCleanerMetrics(t *testing.T) {
 	if v := gauge("LogCleaner", "max-clean-time-secs"); v < 0 {
 		t.Errorf("max-clean-time-secs %v", v)
 	}
-	if v := gauge("LogCleanerManager", "max-dirty-percent"); v <= 0 || v > 100 {
-		t.Errorf("max-dirty-percent %v: the log chosen for cleaning was dirty", v)
+	if v := gauge("LogCleanerManager", "max-dirty-percent"); v < 0 || v > 100 {
+		t.Errorf("max-dirty-percent %v", v)
 	}
 	if v := gauge("LogCleanerManager", "time-since-last-run-ms"); v < 0 || v > 60_000 {
 		t.Errorf("time-since-last-run-ms %v", v)

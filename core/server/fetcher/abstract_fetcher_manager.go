@@ -11,6 +11,7 @@ import (
 
 	"github.com/zkafka/zkafka/clients/common"
 	"github.com/zkafka/zkafka/core/cluster"
+	"github.com/zkafka/zkafka/core/metrics"
 )
 
 // BrokerAndFetcherId names one fetcher: the source broker and the fetcher's index for it.
@@ -45,6 +46,7 @@ type AbstractFetcherManager struct {
 
 	mapLock          sync.Mutex
 	fetcherThreadMap map[BrokerAndFetcherId]*AbstractFetcherThread
+	registry         *metrics.Registry // given to new threads (fetcher_lag_stats.go); guarded by mapLock
 }
 
 // NewAbstractFetcherManager makes a manager; create builds a (not yet started) thread.
@@ -85,6 +87,7 @@ func (m *AbstractFetcherManager) AddFetcherForPartitions(partitionAndOffsets map
 		f, ok := m.fetcherThreadMap[key]
 		if !ok {
 			f = m.createFetcherThread(key.FetcherID, key.Broker)
+			f.registerMetrics(m.registry)
 			m.fetcherThreadMap[key] = f
 			f.Start()
 		}

@@ -90,6 +90,8 @@ type AbstractFetcherThread struct {
 	// lags is FetcherLagStats: per partition, the source's HW minus the next offset to fetch
 	// (guarded by partitionMapLock; fetcher_lag_stats.go).
 	lags map[common.TopicPartition]int64
+	// metrics are FetcherStats and the ConsumerLag gauges (nil: none; fetcher_lag_stats.go).
+	metrics atomic.Pointer[fetcherMetrics]
 
 	running  atomic.Bool
 	started  atomic.Bool
@@ -182,6 +184,7 @@ func (t *AbstractFetcherThread) AwaitShutdown() {
 func (t *AbstractFetcherThread) Shutdown() {
 	t.InitiateShutdown()
 	t.AwaitShutdown()
+	t.unregisterMetrics()
 }
 
 // signal wakes a loop waiting for partitions or backing off (partitionMapCond.signalAll).
@@ -245,6 +248,7 @@ func (t *AbstractFetcherThread) processFetchRequest(req FetchRequest) error {
 		t.await()
 		data = nil
 	}
+	t.markRequest()
 	if len(data) > 0 {
 		if perr := t.processResponse(req, data, markError); perr != nil {
 			return perr
@@ -287,6 +291,7 @@ func (t *AbstractFetcherThread) processResponse(req FetchRequest, data []Fetched
 				return fmt.Errorf("error processing data for partition [%s,%d] offset %d: %w", tp.Topic, tp.Partition, cur.Offset, err)
 			}
 			if records.ValidBytes() > 0 {
+				t.markBytes(records.ValidBytes())
 				t.partitionStates.updateAndMoveToEnd(tp, NewPartitionFetchState(newOffset))
 			}
 		case protocol.ErrOffsetOutOfRange.Code:
@@ -371,7 +376,7 @@ func (t *AbstractFetcherThread) RemovePartitions(tps map[common.TopicPartition]s
 	defer t.partitionMapLock.Unlock()
 	for tp := range tps {
 		t.partitionStates.remove(tp)
-		delete(t.lags, tp)
+		t.removeLag(tp)
 	}
 }
 

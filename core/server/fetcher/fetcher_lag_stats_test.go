@@ -1,6 +1,7 @@
 package fetcher
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/zkafka/zkafka/clients/common"
@@ -10,8 +11,9 @@ import (
 )
 
 // TestFetcherMaxLag: a fetch response sets the partition's lag to the source's HW minus the
-// next offset to fetch; the manager's MaxLag gauge is the largest lag over its threads, and a
-// removed partition no longer counts.
+// next offset to fetch (its ConsumerLag gauge, and the manager's MaxLag, the largest over its
+// threads); the valid bytes count on the thread's FetcherStats BytesPerSec; a removed partition
+// no longer counts, and a shut-down thread's metrics are gone.
 func TestFetcherMaxLag(t *testing.T) {
 	reg := metrics.NewRegistry(nil)
 	m := NewAbstractFetcherManager("ReplicaFetcherManager on broker 0", "Replica", 1, nil, nil)
@@ -32,6 +34,7 @@ func TestFetcherMaxLag(t *testing.T) {
 	b := cluster.BrokerEndPoint{ID: 1, Host: "h", Port: 1}
 	th := NewAbstractFetcherThread("F", "Replica", b, 10, h, common.SystemTime{}, nil) // not started
 	h.thread = th
+	th.registerMetrics(reg)
 	tp1 := common.TopicPartition{Topic: "t", Partition: 1}
 	if err := th.AddPartitions(map[common.TopicPartition]int64{tp0: 5, tp1: 0}); err != nil {
 		t.Fatal(err)
@@ -59,8 +62,31 @@ func TestFetcherMaxLag(t *testing.T) {
 	if v := lag(); v != 10 {
 		t.Errorf("MaxLag %v, want 10", v)
 	}
+	consumerLag := func(tp common.TopicPartition) (float64, bool) {
+		return reg.GaugeValue(fmt.Sprintf("kafka.server:type=FetcherLagMetrics,name=ConsumerLag,clientId=Replica,topic=%s,partition=%d", tp.Topic, tp.Partition))
+	}
+	if v, ok := consumerLag(tp0); !ok || v != 10 {
+		t.Errorf("ConsumerLag of %s = %v (registered %v), want 10", tp0, v, ok)
+	}
+	if v, ok := consumerLag(tp1); !ok || v != 0 {
+		t.Errorf("ConsumerLag of %s = %v (registered %v), want 0", tp1, v, ok)
+	}
+	const stats = "kafka.server:type=FetcherStats,name=BytesPerSec,clientId=Replica,brokerHost=h,brokerPort=1"
+	if m := reg.Meter(stats); m == nil || m.Count() != int64(recs(5, 10).SizeInBytes()+recs(0, 3).SizeInBytes()) {
+		t.Errorf("%s = %v", stats, m)
+	}
+	if v, ok := reg.GaugeValue("kafka.server:type=ReplicaFetcherManager,name=MinFetchRate,clientId=Replica"); !ok || v != 0 {
+		t.Errorf("MinFetchRate %v (registered %v), want 0 before any rate tick", v, ok)
+	}
 	th.RemovePartitions(map[common.TopicPartition]struct{}{tp0: {}})
 	if v := lag(); v != 0 {
 		t.Errorf("MaxLag %v after removing the lagging partition, want 0", v)
+	}
+	if _, ok := consumerLag(tp0); ok {
+		t.Error("ConsumerLag of a removed partition still registered")
+	}
+	th.Shutdown()
+	if _, ok := consumerLag(tp1); ok || reg.Meter(stats) != nil {
+		t.Error("metrics of a shut-down thread still registered")
 	}
 }
