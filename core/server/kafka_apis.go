@@ -140,13 +140,20 @@ func (a *KafkaApis) Handle(req *network.Request) {
 	}
 }
 
-func describe(req *network.Request) string {
+// describe renders a request header for log lines lazily: the returned value formats itself only
+// when a logger actually prints it, so disabled trace/debug lines cost nothing per request.
+func describe(req *network.Request) requestDescription { return requestDescription{req} }
+
+type requestDescription struct{ req *network.Request }
+
+func (d requestDescription) String() string {
+	h := d.req.Header
 	cid := "null"
-	if req.Header.ClientID != nil {
-		cid = *req.Header.ClientID
+	if h.ClientID != nil {
+		cid = *h.ClientID
 	}
-	return fmt.Sprintf("{api_key=%d,api_version=%d,correlation_id=%d,client_id=%s}", int16(req.Header.ApiKey),
-		req.Header.ApiVersion, req.Header.CorrelationID, cid)
+	return fmt.Sprintf("{api_key=%d,api_version=%d,correlation_id=%d,client_id=%s}", int16(h.ApiKey),
+		h.ApiVersion, h.CorrelationID, cid)
 }
 
 // handleError sends getErrorResponse(err), or closes the connection when there is none
