@@ -109,12 +109,17 @@ func TestReassignPreferredElectionDelete(t *testing.T) {
 	if err := b1.Stop(60 * time.Second); err != nil {
 		t.Fatal(err)
 	}
+	// Wait until the controller has handled the departure (leader 2, broker 1 out of the ISR)
+	// before starting it again, so the full ISR seen next is the rejoined one.
 	if err := c.WaitPartitions(within(t, 30*time.Second), topic, 1, func(p int32, s zkutils.LeaderIsrAndControllerEpoch) bool {
-		return s.LeaderAndIsr.Leader == 2
+		return s.LeaderAndIsr.Leader == 2 && !containsInt32(s.LeaderAndIsr.Isr, 1)
 	}); err != nil {
 		t.Fatal(err)
 	}
 	if err := b1.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.WaitRegistered(ctx, b1); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.WaitPartitions(within(t, 60*time.Second), topic, 2, FullIsr(target)); err != nil {

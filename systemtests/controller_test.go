@@ -66,6 +66,9 @@ func controllerProps(extra map[string]string) map[string]string {
 		"zookeeper.session.timeout.ms":         fmt.Sprint(sessionTimeout.Milliseconds()),
 		"replica.lag.time.max.ms":              "10000",
 		"replica.fetch.wait.max.ms":            "100",
+		// A deleted log is renamed to <dir>.<uuid>-delete at once and removed from disk after
+		// this delay (60 s by default); the deletion tests wait for the removal.
+		"log.segment.delete.delay.ms": "1000",
 	}
 	for k, v := range extra {
 		p[k] = v

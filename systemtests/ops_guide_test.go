@@ -433,6 +433,11 @@ func TestTopicScriptsAgainstRunningBrokers(t *testing.T) {
 		t.Errorf("[%s,4] on its leader %d has %d segments after 100 messages of 200 bytes with segment.bytes=2048", topic, leader, len(segs))
 	}
 	t.Logf("segment.bytes=2048 applied to the live log: [%s,4] has %d segments", topic, len(segs))
+	// acks=1 messages are consumable once the follower has them (the HW).
+	hw = map[int32]int64{0: hw[0] + 100, 1: 200, 2: 200, 3: 100, 4: 100}
+	if err := c.WaitHighWatermarks(within(t, 30*time.Second), topic, hw); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := c.ConsumeAll(ctx, topic, 5, checker); err != nil {
 		t.Fatal(err)
 	}

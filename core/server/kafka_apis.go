@@ -20,13 +20,6 @@ type Controller interface {
 	IsActive() bool
 }
 
-// GroupCoordinator is what KafkaApis needs from the group coordinator (issue 7). A nil one
-// answers every group API with GROUP_COORDINATOR_NOT_AVAILABLE, as 0.10.2's coordinator does
-// before it is active.
-type GroupCoordinator interface {
-	IsActive() bool
-}
-
 // ResponseChannel is the part of network.RequestChannel that KafkaApis answers through
 // (*network.RequestChannel satisfies it; tests record the responses).
 type ResponseChannel interface {

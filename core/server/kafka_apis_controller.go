@@ -5,7 +5,6 @@ import (
 
 	"github.com/zkafka/zkafka/clients/common"
 	"github.com/zkafka/zkafka/clients/protocol"
-	"github.com/zkafka/zkafka/core/cluster"
 	"github.com/zkafka/zkafka/core/network"
 )
 
@@ -16,10 +15,7 @@ func (a *KafkaApis) handleLeaderAndIsrRequest(req *network.Request) error {
 	if !ok {
 		return fmt.Errorf("%w: unexpected body %T", protocol.ErrInvalidRequest, req.Body)
 	}
-	// The coordinator's immigration/emigration of __consumer_offsets partitions hooks in here
-	// (issue 7); without a coordinator there is nothing to do.
-	onLeadershipChange := func(leaders, followers []*cluster.Partition) {}
-	result, err := a.replicaManager.BecomeLeaderOrFollower(req.Header.CorrelationID, lr, onLeadershipChange)
+	result, err := a.replicaManager.BecomeLeaderOrFollower(req.Header.CorrelationID, lr, a.onLeadershipChange)
 	if err != nil {
 		return err
 	}
@@ -40,6 +36,7 @@ func (a *KafkaApis) handleStopReplicaRequest(req *network.Request) error {
 		return fmt.Errorf("%w: unexpected body %T", protocol.ErrInvalidRequest, req.Body)
 	}
 	result, code := a.replicaManager.StopReplicas(sr)
+	a.onStopReplicas(sr, result)
 	resp := &protocol.StopReplicaResponse{Version: sr.Version, ErrorCode: code}
 	for _, p := range sr.Partitions {
 		tp := common.TopicPartition{Topic: p.Topic, Partition: p.Partition}
@@ -56,9 +53,12 @@ func (a *KafkaApis) handleUpdateMetadataRequest(req *network.Request) error {
 	if !ok {
 		return fmt.Errorf("%w: unexpected body %T", protocol.ErrInvalidRequest, req.Body)
 	}
-	// Deleted partitions would be handed to the coordinator (issue 7).
-	if _, err := a.replicaManager.MaybeUpdateMetadataCache(req.Header.CorrelationID, ur, a.metadataCache); err != nil {
+	deleted, err := a.replicaManager.MaybeUpdateMetadataCache(req.Header.CorrelationID, ur, a.metadataCache)
+	if err != nil {
 		return err
+	}
+	if len(deleted) > 0 && a.coordinator != nil {
+		a.coordinator.HandleDeletedPartitions(deleted)
 	}
 	a.sendResponse(req, &protocol.UpdateMetadataResponse{Version: ur.Version})
 	return nil

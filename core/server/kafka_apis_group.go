@@ -24,6 +24,9 @@ func (a *KafkaApis) handleOffsetCommitRequest(req *network.Request) error {
 	if or.Version > 0 && !a.coordinatorActive() {
 		return protocol.ErrGroupCoordinatorNotAvailable
 	}
+	if or.Version > 0 {
+		return a.handleOffsetCommitV1(req, or)
+	}
 	if a.zkUtils == nil {
 		return protocol.ErrGroupCoordinatorNotAvailable
 	}
@@ -60,6 +63,9 @@ func (a *KafkaApis) handleOffsetFetchRequest(req *network.Request) error {
 	if or.Version > 0 && !a.coordinatorActive() {
 		return protocol.ErrGroupCoordinatorNotAvailable
 	}
+	if or.Version > 0 {
+		return a.handleOffsetFetchV1(req, or)
+	}
 	if a.zkUtils == nil {
 		return protocol.ErrGroupCoordinatorNotAvailable
 	}
@@ -90,20 +96,6 @@ func (a *KafkaApis) handleOffsetFetchRequest(req *network.Request) error {
 	}
 	a.sendResponse(req, resp)
 	return nil
-}
-
-// handleGroupCoordinatorRequest: without an active coordinator, GROUP_COORDINATOR_NOT_AVAILABLE
-// with no node (0.10.2 answers so while __consumer_offsets has no live leader). The offsets
-// topic is not auto-created here until the coordinator exists to serve it.
-func (a *KafkaApis) handleGroupCoordinatorRequest(req *network.Request) error {
-	return protocol.ErrGroupCoordinatorNotAvailable
-}
-
-// handleGroupRequest answers JoinGroup, Heartbeat, LeaveGroup, SyncGroup, DescribeGroups and
-// ListGroups with GROUP_COORDINATOR_NOT_AVAILABLE, what 0.10.2's GroupCoordinator answers while
-// it is not active.
-func (a *KafkaApis) handleGroupRequest(req *network.Request) error {
-	return protocol.ErrGroupCoordinatorNotAvailable
 }
 
 // handleSaslHandshakeRequest: reaching KafkaApis means the listener is not in SASL

@@ -53,6 +53,8 @@ type KafkaServer struct {
 	// nil); Coordinator is the hook for issue 7. Set them before Startup.
 	Controller  Controller
 	Coordinator GroupCoordinator
+
+	stopCoordinator func() // set by startGroupCoordinator when it built the coordinator
 	// ZkClientOptions are passed to the broker's ZooKeeper client (tests route it through a
 	// session capture to expire its session for real).
 	ZkClientOptions []zkclient.Option
@@ -215,7 +217,10 @@ func (s *KafkaServer) Startup() (err error) {
 		}
 		s.Controller = s.kafkaController
 	}
-	// The group coordinator (issue 7) starts here, through the Coordinator hook.
+	// The group coordinator (issue 8): built here unless a test set the Coordinator hook.
+	if err = s.startGroupCoordinator(); err != nil {
+		return err
+	}
 
 	s.apis = NewKafkaApis(KafkaApisConfig{RequestChannel: s.socketServer.RequestChannel, ReplicaManager: s.replicaManager,
 		ZkUtils: s.zkUtils, BrokerID: s.config.BrokerID, Config: s.config, MetadataCache: s.metadataCache,
@@ -447,6 +452,7 @@ func (s *KafkaServer) shutdownComponents() {
 	if s.dynamicConfigManager != nil {
 		s.dynamicConfigManager.Shutdown()
 	}
+	s.shutdownGroupCoordinator()
 	if s.logManager != nil {
 		if err := s.logManager.Shutdown(); err != nil {
 			s.logger.WithError(err).Error("error shutting down the log manager")
