@@ -23,7 +23,7 @@ check-generate: ## the checked-in generated code matches the generator
 
 unit: ## every package's tests (real ZooKeeper for zk/*), plus the race detector where goroutines race by design
 	ZKAFKA_BIN=$(CURDIR)/bin/zkafka $(GO) test -count=1 -timeout 20m $(PKGS)
-	$(GO) test -count=1 -race -timeout 10m ./core/utils/timer/... ./core/server/purgatory/... ./zk/zkclient/... ./clients/record/... ./core/network/...
+	$(GO) test -count=1 -race -timeout 10m ./core/utils/timer/... ./core/server/purgatory/... ./zk/zkclient/... ./clients/record/... ./core/network/... ./core/coordinator/...
 
 # Decoders of untrusted bytes (requests, message sets, znode JSON, index and checkpoint files).
 FUZZ_TARGETS = \
@@ -33,7 +33,9 @@ FUZZ_TARGETS = \
 	clients/protocol:FuzzConsumerProtocol:5s \
 	zk/zkutils:FuzzDecoders:5s \
 	core/log:FuzzIndexFiles:5s \
-	core/log:FuzzParseOffsetCheckpoint:5s
+	core/log:FuzzParseOffsetCheckpoint:5s \
+	core/coordinator:FuzzReadGroupMessageValue:5s \
+	core/server:FuzzKafkaApisHandle:10s
 
 fuzz: ## each decoder's fuzz target for a bounded time
 	@set -e; for t in $(FUZZ_TARGETS); do \
