@@ -19,6 +19,7 @@ import (
 	"github.com/zkafka/zkafka/tools/preferredelection"
 	"github.com/zkafka/zkafka/tools/reassign"
 	"github.com/zkafka/zkafka/tools/serverstart"
+	"github.com/zkafka/zkafka/tools/serverstop"
 	"github.com/zkafka/zkafka/tools/topics"
 	"github.com/zkafka/zkafka/tools/zkshell"
 	"github.com/zkafka/zkafka/tools/zookeeperserver"
@@ -48,6 +49,7 @@ func commands() map[string]func(args []string, stdout, stderr io.Writer) int {
 		"consumer-groups":            adminTool(consumergroups.Run),
 		"dump-log-segments":          dumplogsegments.Main,
 		"server-start":               serverstart.Run,
+		"server-stop":                serverstop.Run,
 	}
 }
 

@@ -43,7 +43,7 @@ var scriptTable = []Script{
 	{"kafka-replica-verification.sh", "replica-verification", "kafka.tools.ReplicaVerificationTool", Later, 0},
 	{"kafka-run-class.sh", "run-class", "", Done, 0},
 	{"kafka-server-start.sh", "server-start", "kafka.Kafka", Done, 5},
-	{"kafka-server-stop.sh", "server-stop", "", Later, 7},
+	{"kafka-server-stop.sh", "server-stop", "", Done, 7},
 	{"kafka-simple-consumer-shell.sh", "simple-consumer-shell", "kafka.tools.SimpleConsumerShell", Later, 0},
 	{"kafka-streams-application-reset.sh", "streams-application-reset", "kafka.tools.StreamsResetter", OutOfScope, 0},
 	{"kafka-topics.sh", "topics", "kafka.admin.TopicCommand", Done, 7},
