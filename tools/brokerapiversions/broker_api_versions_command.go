@@ -101,8 +101,8 @@ func FindAllBrokers(bootstrap []string) ([]Node, error) {
 			continue
 		}
 		resp := &protocol.MetadataResponse{Version: 2}
-		err = c.send(&protocol.MetadataRequest{Version: 2}, resp)
-		c.close()
+		err = c.Send(&protocol.MetadataRequest{Version: 2}, resp)
+		c.Close()
 		if err != nil {
 			failed = append(failed, addr)
 			continue
@@ -124,9 +124,9 @@ func GetApiVersions(n Node) ([]protocol.ApiVersionsResponseApiVersions, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer c.close()
+	defer c.Close()
 	resp := &protocol.ApiVersionsResponse{Version: 0}
-	if err := c.send(&protocol.ApiVersionsRequest{Version: 0}, resp); err != nil {
+	if err := c.Send(&protocol.ApiVersionsRequest{Version: 0}, resp); err != nil {
 		return nil, err
 	}
 	if resp.ErrorCode != 0 {

@@ -26,7 +26,7 @@ func waitForLeaders(t *testing.T, c *blockingChannel, topic string, partitions i
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		r := &protocol.MetadataResponse{}
-		if err := c.send(&protocol.MetadataRequest{Topics: []string{topic}}, r); err != nil {
+		if err := c.Send(&protocol.MetadataRequest{Topics: []string{topic}}, r); err != nil {
 			t.Fatal(err)
 		}
 		ok := len(r.TopicMetadata) == 1 && r.TopicMetadata[0].TopicErrorCode == 0 && len(r.TopicMetadata[0].PartitionMetadata) == partitions
@@ -68,8 +68,8 @@ func TestDescribeAgainstBroker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.close()
-	if err := c.send(&protocol.GroupCoordinatorRequest{GroupID: "kg"}, &protocol.GroupCoordinatorResponse{}); err != nil {
+	defer c.Close()
+	if err := c.Send(&protocol.GroupCoordinatorRequest{GroupID: "kg"}, &protocol.GroupCoordinatorResponse{}); err != nil {
 		t.Fatal(err) // creates __consumer_offsets
 	}
 	if err := admin.NewAdminUtils(srv.ZkUtils(), nil, nil).CreateTopic("t", 2, 1, nil, admin.RackAwareEnforced); err != nil {
@@ -98,7 +98,7 @@ func TestDescribeAgainstBroker(t *testing.T) {
 		resp := &protocol.OffsetCommitResponse{Version: 2}
 		req := &protocol.OffsetCommitRequest{Version: 2, GroupID: "kg", GroupGenerationID: -1, RetentionTime: -1,
 			Topics: []protocol.OffsetCommitRequestTopics{{Topic: "t", Partitions: []protocol.OffsetCommitRequestPartitions{{Partition: 0, Offset: 2}, {Partition: 1, Offset: 5}}}}}
-		if err := c.send(req, resp); err != nil {
+		if err := c.Send(req, resp); err != nil {
 			t.Fatal(err)
 		}
 		if resp.Responses[0].PartitionResponses[0].ErrorCode == 0 && resp.Responses[0].PartitionResponses[1].ErrorCode == 0 {

@@ -45,8 +45,8 @@ func (s *kafkaConsumerGroupService) sendAnyNode(req, resp protocol.Message) erro
 			last = err
 			continue
 		}
-		err = c.send(req, resp)
-		c.close()
+		err = c.Send(req, resp)
+		c.Close()
 		if err == nil {
 			return nil
 		}

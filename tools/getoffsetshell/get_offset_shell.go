@@ -129,8 +129,8 @@ func FetchTopicMetadata(topic string, brokers []string, timeout time.Duration) (
 			continue
 		}
 		resp := &protocol.MetadataResponse{Version: 0}
-		err = c.send(&protocol.MetadataRequest{Version: 0, Topics: []string{topic}}, resp)
-		c.close()
+		err = c.Send(&protocol.MetadataRequest{Version: 0, Topics: []string{topic}}, resp)
+		c.Close()
 		if err == nil {
 			return resp, nil
 		}
@@ -149,12 +149,12 @@ func GetOffsetsBefore(leader protocol.MetadataResponseBrokers, topic string, par
 	if err != nil {
 		return nil, err
 	}
-	defer c.close()
+	defer c.Close()
 	req := &protocol.ListOffsetRequest{Version: 0, ReplicaID: -1, Topics: []protocol.ListOffsetRequestTopics{{
 		Topic: topic, Partitions: []protocol.ListOffsetRequestPartitions{{Partition: partition, Timestamp: ts, MaxNumOffsets: max}},
 	}}}
 	resp := &protocol.ListOffsetResponse{Version: 0}
-	if err := c.send(req, resp); err != nil {
+	if err := c.Send(req, resp); err != nil {
 		return nil, err
 	}
 	for _, t := range resp.Responses {
