@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	kconfig "github.com/zkafka/zkafka/clients/config"
+	"github.com/zkafka/zkafka/tools/commandline"
 	"github.com/zkafka/zkafka/zk/ensemble"
 )
 
@@ -50,39 +51,20 @@ func Start(args []string, stdout, stderr io.Writer) int {
 // every QuorumPeerMain JVM (a ZooKeeper started by hand); "No zookeeper server to stop" and exit 1
 // when there is none. Like the script, it does not wait.
 func Stop(args []string, stdout, stderr io.Writer) int {
-	pids := findServers("/proc")
-	if len(pids) == 0 {
-		fmt.Fprintln(stdout, "No zookeeper server to stop")
-		return 1
-	}
-	for _, pid := range pids {
-		syscall.Kill(pid, syscall.SIGTERM)
-	}
-	return 0
+	return commandline.StopAll(findServers("/proc"), "zookeeper server", stdout)
 }
 
 // findServers scans procRoot for ZooKeeper servers: zkafka processes running
 // zookeeper-server-start, and java processes running QuorumPeerMain that are not their children.
 func findServers(procRoot string) []int {
-	entries, _ := os.ReadDir(procRoot)
 	starters := map[int]bool{}
 	javas := map[int]int{} // pid -> parent pid
-	self := os.Getpid()
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == self {
-			continue
-		}
-		raw, err := os.ReadFile(filepath.Join(procRoot, e.Name(), "cmdline"))
-		if err != nil || len(raw) == 0 {
-			continue
-		}
-		argv := strings.Split(strings.TrimRight(string(raw), "\x00"), "\x00")
+	for _, p := range commandline.Processes(procRoot) {
 		switch {
-		case filepath.Base(argv[0]) == "zkafka" && len(argv) > 1 && argv[1] == "zookeeper-server-start":
-			starters[pid] = true
-		case filepath.Base(argv[0]) == "java" && contains(argv, "org.apache.zookeeper.server.quorum.QuorumPeerMain"):
-			javas[pid] = parentOf(procRoot, pid)
+		case filepath.Base(p.Argv[0]) == "zkafka" && len(p.Argv) > 1 && p.Argv[1] == "zookeeper-server-start":
+			starters[p.PID] = true
+		case filepath.Base(p.Argv[0]) == "java" && contains(p.Argv, "org.apache.zookeeper.server.quorum.QuorumPeerMain"):
+			javas[p.PID] = parentOf(procRoot, p.PID)
 		}
 	}
 	var out []int
