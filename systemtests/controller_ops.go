@@ -114,32 +114,53 @@ func FullIsr(assignment map[int32][]int32) func(p int32, s zkutils.LeaderIsrAndC
 	}
 }
 
-// WaitServing waits until a sarama client sees a leader for every partition of topic (so the
-// brokers' metadata caches have the controller's UpdateMetadata).
+// WaitServing waits until every running broker's metadata cache shows a leader for every
+// partition of topic. Each broker is asked on its own: the controller sends a broker its
+// LeaderAndIsr before its UpdateMetadata on one queue, so once the leader's own cache shows the
+// partition it also leads it, and a producer will not meet UNKNOWN_TOPIC_OR_PARTITION from a
+// broker that has not caught up yet (a client asking just any broker can, on a loaded machine).
 func (c *Cluster) WaitServing(ctx context.Context, topic string, partitions int32) error {
 	cfg := sarama.NewConfig()
 	cfg.Version = sarama.V0_10_2_0
-	cfg.Metadata.Retry.Max = 0
 	var last error
 	return WaitFor(ctx, func() string { return fmt.Sprintf("%s not served: %v", topic, last) }, func() bool {
-		cl, err := sarama.NewClient(c.RunningBootstrapServers(), cfg)
-		if err != nil {
-			last = err
-			return false
-		}
-		defer cl.Close()
-		if err := cl.RefreshMetadata(topic); err != nil {
-			last = err
-			return false
-		}
-		for p := int32(0); p < partitions; p++ {
-			if _, err := cl.Leader(topic, p); err != nil {
-				last = fmt.Errorf("[%s,%d]: %w", topic, p, err)
+		for _, addr := range c.RunningBootstrapServers() {
+			if err := brokerServes(cfg, addr, topic, partitions); err != nil {
+				last = fmt.Errorf("%s: %w", addr, err)
 				return false
 			}
 		}
 		return true
 	})
+}
+
+// brokerServes asks the broker at addr alone for topic's metadata and checks that every
+// partition has a leader.
+func brokerServes(cfg *sarama.Config, addr, topic string, partitions int32) error {
+	b := sarama.NewBroker(addr)
+	if err := b.Open(cfg); err != nil {
+		return err
+	}
+	defer b.Close()
+	md, err := b.GetMetadata(&sarama.MetadataRequest{Version: 1, Topics: []string{topic}})
+	if err != nil {
+		return err
+	}
+	if len(md.Topics) != 1 || md.Topics[0].Err != sarama.ErrNoError {
+		return fmt.Errorf("topic %s not in its metadata cache", topic)
+	}
+	leaders := map[int32]bool{}
+	for _, p := range md.Topics[0].Partitions {
+		if p.Err == sarama.ErrNoError && p.Leader >= 0 {
+			leaders[p.ID] = true
+		}
+	}
+	for p := int32(0); p < partitions; p++ {
+		if !leaders[p] {
+			return fmt.Errorf("[%s,%d] has no leader in its metadata cache", topic, p)
+		}
+	}
+	return nil
 }
 
 // RunningBootstrapServers lists the addresses of the brokers whose process runs.
