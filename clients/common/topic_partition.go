@@ -15,3 +15,13 @@ type TopicPartition struct {
 func (tp TopicPartition) String() string {
 	return tp.Topic + "-" + strconv.FormatInt(int64(tp.Partition), 10)
 }
+
+// GroupMetadataTopicName is the internal topic of group metadata and committed offsets.
+//
+// Kafka 0.10.2: kafka.common.Topic.GroupMetadataTopicName.
+const GroupMetadataTopicName = "__consumer_offsets"
+
+// IsInternalTopic reports whether topic is one of Kafka's internal topics.
+//
+// Kafka 0.10.2: kafka.common.Topic.isInternal.
+func IsInternalTopic(topic string) bool { return topic == GroupMetadataTopicName }

@@ -86,7 +86,11 @@ type AbstractFetcherThread struct {
 
 	partitionMapLock sync.Mutex
 	partitionStates  *partitionStates
-	wake             chan struct{}
+	// partitionCount mirrors partitionStates.size() (written under partitionMapLock), so that
+	// PartitionCount does not wait for the lock: a hook may hold it for long (the consumer's
+	// ProcessPartitionData waits for room in its stream's queue).
+	partitionCount atomic.Int32
+	wake           chan struct{}
 	// lags is FetcherLagStats: per partition, the source's HW minus the next offset to fetch
 	// (guarded by partitionMapLock; fetcher_lag_stats.go).
 	lags map[common.TopicPartition]int64
@@ -277,7 +281,7 @@ func (t *AbstractFetcherThread) processResponse(req FetchRequest, data []Fetched
 		case 0:
 			records := fp.Data.ToRecords()
 			newOffset := cur.Offset
-			if last, ok := lastNextOffset(records); ok {
+			if last, ok := LastNextOffset(records); ok {
 				newOffset = last
 			}
 			t.setLag(tp, fp.Data.HighWatermark()-newOffset)
@@ -315,8 +319,9 @@ func (t *AbstractFetcherThread) processResponse(req FetchRequest, data []Fetched
 	return nil
 }
 
-// lastNextOffset is the offset after the last complete shallow entry (ok=false: none).
-func lastNextOffset(m *record.MemoryRecords) (int64, bool) {
+// LastNextOffset is the offset after the last complete shallow entry (ok=false: none); the
+// consumer's PartitionTopicInfo moves its fetch offset with it too.
+func LastNextOffset(m *record.MemoryRecords) (int64, bool) {
 	var next int64
 	found := false
 	for e, err := range m.ShallowEntries() {
@@ -350,6 +355,7 @@ func (t *AbstractFetcherThread) AddPartitions(partitionAndOffsets map[common.Top
 			offset = o
 		}
 		t.partitionStates.updateAndMoveToEnd(tp, NewPartitionFetchState(offset))
+		t.partitionCount.Store(int32(t.partitionStates.size()))
 	}
 	t.signal()
 	return nil
@@ -378,14 +384,12 @@ func (t *AbstractFetcherThread) RemovePartitions(tps map[common.TopicPartition]s
 		t.partitionStates.remove(tp)
 		t.removeLag(tp)
 	}
+	t.partitionCount.Store(int32(t.partitionStates.size()))
 }
 
-// PartitionCount is the number of partitions this thread fetches.
-func (t *AbstractFetcherThread) PartitionCount() int {
-	t.partitionMapLock.Lock()
-	defer t.partitionMapLock.Unlock()
-	return t.partitionStates.size()
-}
+// PartitionCount is the number of partitions this thread fetches (without waiting for the
+// partition map lock).
+func (t *AbstractFetcherThread) PartitionCount() int { return int(t.partitionCount.Load()) }
 
 // FetchState is the state of tp (ok=false: not fetched by this thread).
 func (t *AbstractFetcherThread) FetchState(tp common.TopicPartition) (PartitionFetchState, bool) {
