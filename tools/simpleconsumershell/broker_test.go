@@ -74,4 +74,3 @@ func startBroker(t *testing.T, connect, topic string, partitions int32, n int) s
 	}
 	return addr
 }
-
