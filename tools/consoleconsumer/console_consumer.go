@@ -288,12 +288,9 @@ func maybeDeletePath(zkURL, dir string) {
 	_ = z.DeletePathRecursive(dir)
 }
 
-// quiet is the logger of the short ZooKeeper sessions of the checks.
-func quiet() *logrus.Entry {
-	l := logrus.New()
-	l.SetOutput(io.Discard)
-	return logrus.NewEntry(l)
-}
+// quiet is the logger of the short ZooKeeper sessions of the checks: the tools' level (WARN)
+// on standard error.
+func quiet() *logrus.Entry { return commandline.ToolsLogger(os.Stderr, "kafka.utils.ZkUtils") }
 
 // loadConsumerConfigFile reads --consumer.config.
 func loadConsumerConfigFile(path string) (map[string]string, error) {

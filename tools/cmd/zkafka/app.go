@@ -17,6 +17,8 @@ import (
 	"github.com/zkafka/zkafka/tools/consumergroups"
 	"github.com/zkafka/zkafka/tools/dumplogsegments"
 	"github.com/zkafka/zkafka/tools/getoffsetshell"
+	"github.com/zkafka/zkafka/tools/offsetchecker"
+	"github.com/zkafka/zkafka/tools/perf"
 	"github.com/zkafka/zkafka/tools/preferredelection"
 	"github.com/zkafka/zkafka/tools/reassign"
 	"github.com/zkafka/zkafka/tools/replicaverification"
@@ -53,6 +55,8 @@ func commands() map[string]func(args []string, stdout, stderr io.Writer) int {
 		"console-consumer":           adminTool(consoleconsumer.Run),
 		"simple-consumer-shell":      adminTool(simpleconsumershell.Run),
 		"replica-verification":       adminTool(replicaverification.Run),
+		"consumer-offset-checker":    adminTool(offsetchecker.Run),
+		"consumer-perf-test":         adminTool(perf.Run),
 		"dump-log-segments":          dumplogsegments.Main,
 		"server-start":               serverstart.Run,
 		"server-stop":                serverstop.Run,
