@@ -3,6 +3,7 @@ package oldconsumer
 import (
 	"errors"
 	"fmt"
+	"iter"
 	"sync/atomic"
 
 	"github.com/sirupsen/logrus"
@@ -199,6 +200,22 @@ func (it *ConsumerIterator[K, V]) makeNext() (item MessageAndMetadata[K, V], end
 	return MessageAndMetadata[K, V]{Topic: it.currentTopicInfo.Topic, Partition: it.currentTopicInfo.PartitionID,
 		RawMessage: entry.Record, Offset: entry.Offset, Timestamp: entry.Record.Timestamp(), TimestampType: entry.Record.TimestampType(),
 		keyDecoder: it.keyDecoder, valueDecoder: it.valueDecoder}, false, nil
+}
+
+// All iterates the stream as a Go iterator: each message, until the stream ends; an error
+// (ErrConsumerTimeout included) is yielded once and ends the loop.
+func (it *ConsumerIterator[K, V]) All() iter.Seq2[MessageAndMetadata[K, V], error] {
+	return func(yield func(MessageAndMetadata[K, V], error) bool) {
+		for {
+			m, err := it.Next()
+			if errors.Is(err, ErrNoSuchElement) {
+				return
+			}
+			if !yield(m, err) || err != nil {
+				return
+			}
+		}
+	}
 }
 
 // ClearCurrentChunk drops the chunk being iterated, so that no more of its messages are

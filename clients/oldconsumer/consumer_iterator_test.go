@@ -71,6 +71,21 @@ func TestConsumerIterator(t *testing.T) {
 	if m, err := it.Next(); err != nil || m.Offset != 3 || m.Message() != "v3" {
 		t.Fatalf("after timeout: %+v %v", m, err)
 	}
+	// The Go iterator form: the next chunk's messages, then the end of the stream.
+	if err := pti.Enqueue(ctx, recordsAt(t, 4, 2, record.LZ4)); err != nil {
+		t.Fatal(err)
+	}
+	_ = q.put(ctx, shutdownCommand)
+	var offsets []int64
+	for m, err := range it.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		offsets = append(offsets, m.Offset)
+	}
+	if fmt.Sprint(offsets) != "[4 5]" {
+		t.Fatalf("All gave %v", offsets)
+	}
 	q.clear()
 	_ = q.put(ctx, shutdownCommand)
 	if ok, err := it.HasNext(); ok || err != nil {
