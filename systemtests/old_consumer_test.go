@@ -411,4 +411,6 @@ func sumOffsets(m map[int32]int64) int64 {
 	return n
 }
 
-func commonTP(topic string, p int32) common.TopicPartition { return common.TopicPartition{Topic: topic, Partition: p} }
+func commonTP(topic string, p int32) common.TopicPartition {
+	return common.TopicPartition{Topic: topic, Partition: p}
+}
