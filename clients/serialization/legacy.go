@@ -1,3 +1,7 @@
+// The Scala clients' encoders and decoders (kafka.serializer, core/src/main/scala/kafka/serializer):
+// the old producer's Encoder and the old consumer's Decoder, beside the Java clients' Serializer
+// and Deserializer. Bookmap: 《Kafka技术内幕》 §2.2 and ch.3.
+
 package serialization
 
 import (
