@@ -86,11 +86,7 @@ type AbstractFetcherThread struct {
 
 	partitionMapLock sync.Mutex
 	partitionStates  *partitionStates
-	// partitionCount mirrors partitionStates.size() (written under partitionMapLock), so that
-	// PartitionCount does not wait for the lock: a hook may hold it for long (the consumer's
-	// ProcessPartitionData waits for room in its stream's queue).
-	partitionCount atomic.Int32
-	wake           chan struct{}
+	wake             chan struct{}
 	// lags is FetcherLagStats: per partition, the source's HW minus the next offset to fetch
 	// (guarded by partitionMapLock; fetcher_lag_stats.go).
 	lags map[common.TopicPartition]int64
@@ -355,7 +351,6 @@ func (t *AbstractFetcherThread) AddPartitions(partitionAndOffsets map[common.Top
 			offset = o
 		}
 		t.partitionStates.updateAndMoveToEnd(tp, NewPartitionFetchState(offset))
-		t.partitionCount.Store(int32(t.partitionStates.size()))
 	}
 	t.signal()
 	return nil
@@ -384,12 +379,13 @@ func (t *AbstractFetcherThread) RemovePartitions(tps map[common.TopicPartition]s
 		t.partitionStates.remove(tp)
 		t.removeLag(tp)
 	}
-	t.partitionCount.Store(int32(t.partitionStates.size()))
 }
 
-// PartitionCount is the number of partitions this thread fetches (without waiting for the
-// partition map lock).
-func (t *AbstractFetcherThread) PartitionCount() int { return int(t.partitionCount.Load()) }
+// PartitionCount is the number of partitions this thread fetches. It does not wait for the
+// partition map lock: a hook may hold that lock for long (the old consumer's
+// ProcessPartitionData waits for room in its stream's queue), and the manager's idle-thread
+// check must not wait behind it.
+func (t *AbstractFetcherThread) PartitionCount() int { return t.partitionStates.count() }
 
 // FetchState is the state of tp (ok=false: not fetched by this thread).
 func (t *AbstractFetcherThread) FetchState(tp common.TopicPartition) (PartitionFetchState, bool) {
