@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/zkafka/zkafka/clients/common"
+	"github.com/zkafka/zkafka/core/metrics"
 	"github.com/zkafka/zkafka/zk/zkclient"
 	"github.com/zkafka/zkafka/zk/zktest"
 	"github.com/zkafka/zkafka/zk/zkutils"
@@ -43,7 +44,8 @@ func TestZnodeLayoutGolden(t *testing.T) {
 	b.produce(t, "t", 4, 0, 40)
 
 	before := time.Now().UnixMilli()
-	c := newConnector(t, consumerProps(connect, "g", map[string]string{"consumer.id": "c1"}), Deps{})
+	reg := metrics.NewRegistry(nil)
+	c := newConnector(t, consumerProps(connect, "g", map[string]string{"consumer.id": "c1"}), Deps{Metrics: reg})
 	streams, err := c.CreateMessageStreams(map[string]int{"t": 2})
 	if err != nil {
 		t.Fatal(err)
@@ -84,6 +86,22 @@ func TestZnodeLayoutGolden(t *testing.T) {
 		if err != nil || string(data) != "10" || st.EphemeralOwner != 0 {
 			t.Fatalf("offset of partition %d: %q %v", p, data, err)
 		}
+	}
+	// The consumer's metrics under 0.10.2's MBean names.
+	if m := reg.Meter("kafka.consumer:type=ConsumerTopicMetrics,name=MessagesPerSec,clientId=g,topic=t"); m == nil || m.Count() != 40 {
+		t.Fatalf("MessagesPerSec: %v (names %v)", m, reg.Names())
+	}
+	if m := reg.Meter("kafka.consumer:type=ZookeeperConsumerConnector,name=ZooKeeperCommitsPerSec,clientId=g"); m == nil || m.Count() != 4 {
+		t.Fatalf("ZooKeeperCommitsPerSec: %v", m)
+	}
+	if v, ok := reg.GaugeValue("kafka.consumer:type=ZKRebalancerListener,name=OwnedPartitionsCount,clientId=g,groupId=g"); !ok || v != 4 {
+		t.Fatalf("OwnedPartitionsCount %v %v", v, ok)
+	}
+	if _, ok := reg.GaugeValue("kafka.consumer:type=ZookeeperConsumerConnector,name=FetchQueueSize,clientId=g,topic=t,threadId=1"); !ok {
+		t.Fatalf("FetchQueueSize missing: %v", reg.Names())
+	}
+	if reg.Get(fmt.Sprintf("kafka.consumer:type=FetchRequestAndResponseMetrics,name=FetchRequestRateAndTimeMs,clientId=g,brokerHost=%s,brokerPort=%d", b.host, b.port)) == nil {
+		t.Fatalf("FetchRequestRateAndTimeMs missing: %v", reg.Names())
 	}
 	c.Shutdown()
 	if ids, _ := zk.GetChildrenParentMayNotExist("/consumers/g/ids"); len(ids) != 0 {
