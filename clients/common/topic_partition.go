@@ -1,6 +1,9 @@
 package common
 
-import "strconv"
+import (
+	"sort"
+	"strconv"
+)
 
 // TopicPartition names one partition of one topic.
 //
@@ -25,3 +28,18 @@ const GroupMetadataTopicName = "__consumer_offsets"
 //
 // Kafka 0.10.2: kafka.common.Topic.isInternal.
 func IsInternalTopic(topic string) bool { return topic == GroupMetadataTopicName }
+
+// SortedTopicPartitions lists the keys of m by topic, then partition.
+func SortedTopicPartitions[V any](m map[TopicPartition]V) []TopicPartition {
+	out := make([]TopicPartition, 0, len(m))
+	for tp := range m {
+		out = append(out, tp)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Topic != out[j].Topic {
+			return out[i].Topic < out[j].Topic
+		}
+		return out[i].Partition < out[j].Partition
+	})
+	return out
+}

@@ -217,7 +217,7 @@ func (l *ZKRebalancerListener) rebalance() (bool, error) {
 	if !ok {
 		return false, fmt.Errorf("consumer %s is not registered in group %s", l.consumerIDString, l.group)
 	}
-	topicPartitions := sortedTopicPartitions(partitionAssignment)
+	topicPartitions := common.SortedTopicPartitions(partitionAssignment)
 	offsets, ok, err := c.fetchOffsets(topicPartitions)
 	if err != nil || !ok || c.isShuttingDown.Load() {
 		return false, err
@@ -340,7 +340,7 @@ func (l *ZKRebalancerListener) reflectPartitionOwnershipDecision(assignment Part
 	var owned []common.TopicPartition
 	failed := 0
 	var otherErr error
-	for _, tp := range sortedTopicPartitions(assignment) {
+	for _, tp := range common.SortedTopicPartitions(assignment) {
 		id := assignment[tp]
 		path := zkutils.GetConsumerPartitionOwnerPath(l.group, tp.Topic, tp.Partition)
 		err := l.c.zkUtils.CreateEphemeralPathExpectConflict(path, []byte(id.String()))

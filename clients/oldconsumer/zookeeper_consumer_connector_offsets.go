@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"time"
 
 	"github.com/zkafka/zkafka/clients/common"
@@ -104,7 +103,7 @@ func (c *ZookeeperConsumerConnector) commitOnce(ctx context.Context, offsets map
 		c.log.Debug("No updates to offsets since last commit.")
 		return true, nil
 	}
-	tps := sortedTopicPartitions(offsets)
+	tps := common.SortedTopicPartitions(offsets)
 	if c.config.OffsetsStorage == "zookeeper" {
 		for _, tp := range tps {
 			if err := c.commitOffsetToZooKeeper(tp, offsets[tp]); err != nil {
@@ -201,7 +200,7 @@ func (c *ZookeeperConsumerConnector) fetchOffsets(partitions []common.TopicParti
 		return out, true, nil
 	}
 	req := &protocol.OffsetFetchRequest{Version: 2, GroupID: c.config.GroupID}
-	for _, tp := range sortedTopicPartitions(toSet(partitions)) {
+	for _, tp := range common.SortedTopicPartitions(toSet(partitions)) {
 		if n := len(req.Topics); n == 0 || req.Topics[n-1].Topic != tp.Topic {
 			req.Topics = append(req.Topics, protocol.OffsetFetchRequestTopics{Topic: tp.Topic})
 		}
@@ -289,20 +288,6 @@ func toSet(tps []common.TopicPartition) map[common.TopicPartition]int64 {
 		m[tp] = 0
 	}
 	return m
-}
-
-func sortedTopicPartitions[V any](m map[common.TopicPartition]V) []common.TopicPartition {
-	out := make([]common.TopicPartition, 0, len(m))
-	for tp := range m {
-		out = append(out, tp)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Topic != out[j].Topic {
-			return out[i].Topic < out[j].Topic
-		}
-		return out[i].Partition < out[j].Partition
-	})
-	return out
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {

@@ -309,7 +309,7 @@ func (h *DefaultEventHandler[K, V]) groupMessagesToSet(perPartition map[common.T
 
 // send sends one broker's sets and returns the partitions that failed.
 func (h *DefaultEventHandler[K, V]) send(ctx context.Context, brokerID int32, sets map[common.TopicPartition]*record.MemoryRecords) []common.TopicPartition {
-	tps := sortedTPs(sets)
+	tps := common.SortedTopicPartitions(sets)
 	if brokerID < 0 {
 		h.log.Warnf("Failed to send data since partitions %s don't have a leader", joinTPs(tps))
 		return tps
@@ -392,20 +392,6 @@ func sortedBrokerIDs[V any](m map[int32]V) []int32 {
 		out = append(out, k)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
-	return out
-}
-
-func sortedTPs[V any](m map[common.TopicPartition]V) []common.TopicPartition {
-	out := make([]common.TopicPartition, 0, len(m))
-	for tp := range m {
-		out = append(out, tp)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Topic != out[j].Topic {
-			return out[i].Topic < out[j].Topic
-		}
-		return out[i].Partition < out[j].Partition
-	})
 	return out
 }
 
