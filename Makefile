@@ -23,7 +23,7 @@ check-generate: ## the checked-in generated code matches the generator
 
 unit: ## every package's tests (real ZooKeeper for zk/*), plus the race detector where goroutines race by design
 	ZKAFKA_BIN=$(CURDIR)/bin/zkafka $(GO) test -count=1 -timeout 20m $(PKGS)
-	$(GO) test -count=1 -race -timeout 10m ./core/utils/timer/... ./core/server/purgatory/... ./zk/zkclient/... ./clients/record/... ./core/network/... ./core/coordinator/...
+	$(GO) test -count=1 -race -timeout 10m ./core/utils/timer/... ./core/server/purgatory/... ./zk/zkclient/... ./clients/record/... ./core/network/... ./core/coordinator/... ./clients/oldconsumer/... ./clients/oldproducer/... ./tools/replicaverification/...
 
 # Decoders of untrusted bytes (requests, message sets, znode JSON, index and checkpoint files).
 FUZZ_TARGETS = \
@@ -35,7 +35,9 @@ FUZZ_TARGETS = \
 	core/log:FuzzIndexFiles:5s \
 	core/log:FuzzParseOffsetCheckpoint:5s \
 	core/coordinator:FuzzReadGroupMessageValue:5s \
-	core/server:FuzzKafkaApisHandle:10s
+	core/server:FuzzKafkaApisHandle:10s \
+	clients/oldconsumer:FuzzConsumerIterator:5s \
+	tools/commandline:FuzzMessageFormatters:5s
 
 fuzz: ## each decoder's fuzz target for a bounded time
 	@set -e; for t in $(FUZZ_TARGETS); do \

@@ -4,12 +4,8 @@
 // offsets before a time (ListOffsets v0), printing `topic:partition:o1,o2`.
 //
 // Kafka 0.10.2: kafka.tools.GetOffsetShell (core/src/main/scala/kafka/tools/GetOffsetShell.scala),
-// with kafka.client.ClientUtils.fetchTopicMetadata and SimpleConsumer.getOffsetsBefore.
+// with kafka.client.ClientUtils.fetchTopicMetadata and SimpleConsumer.getOffsetsBefore, which it
+// uses from clients/oldclient and clients/oldconsumer.
 //
-// Bookmap: shared/spec/tools.md §18.
-//
-// The requests go over a blocking connection local to this package
-// (blocking_channel.go), standing in for kafka.network.BlockingChannel until
-// clients/oldclient carries it. Kafka shuffles the broker list before asking
-// for metadata; here the brokers are tried in the given order.
+// Bookmap: 《Kafka技术内幕》 §3.6.3 (getting a read offset with SimpleConsumer).
 package getoffsetshell

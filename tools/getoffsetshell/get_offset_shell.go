@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/zkafka/zkafka/clients/common"
+	"github.com/zkafka/zkafka/clients/oldclient"
+	"github.com/zkafka/zkafka/clients/oldconsumer"
 	"github.com/zkafka/zkafka/clients/protocol"
 	"github.com/zkafka/zkafka/tools/commandline"
 )
@@ -18,7 +20,7 @@ const clientID = "GetOffsetShell"
 // Run is kafka.tools.GetOffsetShell; it returns the exit code.
 //
 // Kafka 0.10.2: GetOffsetShell.main.
-func Run(_ context.Context, args []string, stdout, stderr io.Writer) int {
+func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	p := commandline.NewOptionParser()
 	brokerList := p.Accepts("broker-list", "REQUIRED: The list of hostname and port of the server to connect to.").
 		WithRequiredArg().DescribedAs("hostname:port,...,hostname:port")
@@ -57,7 +59,12 @@ func Run(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		return commandline.Fail(stderr, err)
 	}
 	topic := opts.ValueOf(topicOpt)
-	md, err := FetchTopicMetadata(topic, strings.Split(opts.ValueOf(brokerList), ","), time.Duration(maxWait)*time.Millisecond)
+	brokers, err := oldclient.ParseBrokerList(opts.ValueOf(brokerList))
+	if err != nil {
+		fmt.Fprintf(stderr, "Exception in thread \"main\" kafka.common.KafkaException: %v\n", err)
+		return 1
+	}
+	md, err := oldclient.FetchTopicMetadata(ctx, []string{topic}, brokers, clientID, time.Duration(maxWait)*time.Millisecond, 0, nil)
 	if err != nil {
 		fmt.Fprintf(stderr, "Exception in thread \"main\" kafka.common.KafkaException: %v\n", err)
 		return 1
@@ -82,9 +89,9 @@ func Run(_ context.Context, args []string, stdout, stderr io.Writer) int {
 			partitions = append(partitions, int32(n))
 		}
 	}
-	brokers := map[int32]protocol.MetadataResponseBrokers{}
+	brokersByID := map[int32]protocol.MetadataResponseBrokers{}
 	for _, b := range md.Brokers {
-		brokers[b.NodeID] = b
+		brokersByID[b.NodeID] = b
 	}
 	for _, id := range partitions {
 		var pm *protocol.MetadataResponsePartitionMetadata
@@ -97,16 +104,24 @@ func Run(_ context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "Error: partition %d does not exist\n", id)
 			continue
 		}
-		leader, ok := brokers[pm.Leader]
+		leader, ok := brokersByID[pm.Leader]
 		if !ok {
 			fmt.Fprintf(stderr, "Error: partition %d does not have a leader. Skip getting offsets\n", id)
 			continue
 		}
-		offsets, err := GetOffsetsBefore(leader, topic, id, ts, nOffsets)
+		consumer, err := oldconsumer.NewSimpleConsumer(leader.Host, leader.Port, 10*time.Second, clientID, nil, nil)
+		if err != nil {
+			fmt.Fprintf(stderr, "Exception in thread \"main\" %v\n", err)
+			return 1
+		}
+		tp := common.TopicPartition{Topic: topic, Partition: id}
+		resp, err := consumer.GetOffsetsBefore(ctx, oldconsumer.OffsetRequest(tp, ts, nOffsets, oldconsumer.OrdinaryConsumerID))
+		consumer.Close()
 		if err != nil {
 			fmt.Fprintf(stderr, "Exception in thread \"main\" java.io.IOException: %v\n", err)
 			return 1
 		}
+		offsets, _, _ := oldconsumer.PartitionOffsets(resp, tp)
 		parts := make([]string, len(offsets))
 		for i, o := range offsets {
 			parts[i] = strconv.FormatInt(o, 10)
@@ -114,55 +129,4 @@ func Run(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "%s:%d:%s\n", topic, id, strings.Join(parts, ","))
 	}
 	return 0
-}
-
-// FetchTopicMetadata asks the brokers, in order, for one topic's metadata
-// (Metadata v0, as the Scala clients send it).
-//
-// Kafka 0.10.2: kafka.client.ClientUtils.fetchTopicMetadata.
-func FetchTopicMetadata(topic string, brokers []string, timeout time.Duration) (*protocol.MetadataResponse, error) {
-	var last error
-	for _, addr := range brokers {
-		c, err := connect(strings.TrimSpace(addr), clientID, timeout)
-		if err != nil {
-			last = err
-			continue
-		}
-		resp := &protocol.MetadataResponse{Version: 0}
-		err = c.Send(&protocol.MetadataRequest{Version: 0, Topics: []string{topic}}, resp)
-		c.Close()
-		if err == nil {
-			return resp, nil
-		}
-		last = err
-	}
-	return nil, fmt.Errorf("fetching topic metadata for topics [Set(%s)] from broker [%s] failed: %v", topic, strings.Join(brokers, ","), last)
-}
-
-// GetOffsetsBefore asks a partition's leader for up to max offsets before ts
-// (-1 latest, -2 earliest) with ListOffsets v0, as an ordinary consumer
-// (replica id -1).
-//
-// Kafka 0.10.2: kafka.consumer.SimpleConsumer.getOffsetsBefore.
-func GetOffsetsBefore(leader protocol.MetadataResponseBrokers, topic string, partition int32, ts int64, max int32) ([]int64, error) {
-	c, err := connect(net.JoinHostPort(leader.Host, strconv.Itoa(int(leader.Port))), clientID, 10*time.Second)
-	if err != nil {
-		return nil, err
-	}
-	defer c.Close()
-	req := &protocol.ListOffsetRequest{Version: 0, ReplicaID: -1, Topics: []protocol.ListOffsetRequestTopics{{
-		Topic: topic, Partitions: []protocol.ListOffsetRequestPartitions{{Partition: partition, Timestamp: ts, MaxNumOffsets: max}},
-	}}}
-	resp := &protocol.ListOffsetResponse{Version: 0}
-	if err := c.Send(req, resp); err != nil {
-		return nil, err
-	}
-	for _, t := range resp.Responses {
-		for _, p := range t.PartitionResponses {
-			if t.Topic == topic && p.Partition == partition {
-				return p.Offsets, nil
-			}
-		}
-	}
-	return nil, nil
 }

@@ -232,10 +232,13 @@ func (c *Client) watchForData(path string) (data []byte, exists bool, err error)
 }
 
 // SubscribeChildChanges adds a persistent child listener on path (which need not
-// exist) and returns its current children, nil if it does not exist.
+// exist) and returns its current children, nil if it does not exist. A listener
+// already subscribed to path is not added twice (I0Itec keeps a set).
 func (c *Client) SubscribeChildChanges(path string, l ChildListener) ([]string, error) {
 	c.listenersMu.Lock()
-	c.childListeners[path] = append(c.childListeners[path], l)
+	if !containsListener(c.childListeners[path], l) {
+		c.childListeners[path] = append(c.childListeners[path], l)
+	}
 	c.listenersMu.Unlock()
 	return c.watchForChilds(path)
 }
@@ -259,10 +262,12 @@ func (c *Client) UnsubscribeChildChanges(path string, l ChildListener) {
 }
 
 // SubscribeDataChanges adds a persistent data listener on path (which need not
-// exist: its creation fires HandleDataChange).
+// exist: its creation fires HandleDataChange); once per listener and path.
 func (c *Client) SubscribeDataChanges(path string, l DataListener) error {
 	c.listenersMu.Lock()
-	c.dataListeners[path] = append(c.dataListeners[path], l)
+	if !containsListener(c.dataListeners[path], l) {
+		c.dataListeners[path] = append(c.dataListeners[path], l)
+	}
 	c.listenersMu.Unlock()
 	full := c.fullPath(path)
 	err := c.RetryUntilConnected(func() error {
@@ -290,12 +295,24 @@ func (c *Client) UnsubscribeDataChanges(path string, l DataListener) {
 	}
 }
 
-// SubscribeStateChanges adds a state listener; listeners are called in
+// SubscribeStateChanges adds a state listener (once); listeners are called in
 // subscription order.
 func (c *Client) SubscribeStateChanges(l StateListener) {
 	c.listenersMu.Lock()
-	c.stateListeners = append(c.stateListeners, l)
+	if !containsListener(c.stateListeners, l) {
+		c.stateListeners = append(c.stateListeners, l)
+	}
 	c.listenersMu.Unlock()
+}
+
+// containsListener reports whether l is in ls (compared as sameListener does).
+func containsListener[L any](ls []L, l L) bool {
+	for _, x := range ls {
+		if sameListener(x, l) {
+			return true
+		}
+	}
+	return false
 }
 
 // UnsubscribeStateChanges removes one state listener (compared with ==).

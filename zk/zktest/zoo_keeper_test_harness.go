@@ -2,6 +2,7 @@ package zktest
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -27,6 +28,10 @@ const SessionTimeout = 6 * time.Second
 const connectTimeout = 20 * time.Second
 
 var (
+	startOnce   sync.Once
+	startErr    error
+	lazyServers int
+
 	mu       sync.Mutex
 	shared   *ensemble.Ensemble
 	connect  string
@@ -38,22 +43,28 @@ var (
 // leaked goroutines. It returns the exit code for os.Exit.
 //
 // Kafka 0.10.2: kafka.zk.ZooKeeperTestHarness.setUp/tearDown, per package.
+//
+// When the test binary is fuzzing (-test.fuzz, and in its fuzz workers) the ensemble is
+// started only if a test asks for it (Chroot, ConnectString, Ensemble): a fuzz target rarely
+// needs ZooKeeper, and every fuzz worker process runs Main.
 func Main(m *testing.M, servers int, opts ...goleak.Option) int {
+	if !flag.Parsed() {
+		flag.Parse()
+	}
 	if env := strings.TrimSpace(os.Getenv("ZK_CONNECT")); env != "" {
 		mu.Lock()
 		connect = env
 		mu.Unlock()
 	} else {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		e, err := ensemble.Start(ctx, ensemble.Config{Servers: servers})
-		cancel()
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "zktest: cannot start a %d-server ZooKeeper ensemble: %v\n", servers, err)
-			return 1
-		}
 		mu.Lock()
-		shared, connect = e, e.ConnectString()
+		lazyServers = servers
 		mu.Unlock()
+		if !fuzzing() {
+			if err := ensure(); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				return 1
+			}
+		}
 	}
 	code := m.Run()
 	mu.Lock()
@@ -74,9 +85,43 @@ func Main(m *testing.M, servers int, opts ...goleak.Option) int {
 	return code
 }
 
+// fuzzing reports whether the test binary runs a fuzz target (or is a fuzz worker).
+func fuzzing() bool {
+	for _, name := range []string{"test.fuzz", "test.fuzzworker"} {
+		if f := flag.Lookup(name); f != nil && f.Value.String() != "" && f.Value.String() != "false" {
+			return true
+		}
+	}
+	return false
+}
+
+// ensure starts the ensemble Main was asked for, once.
+func ensure() error {
+	startOnce.Do(func() {
+		mu.Lock()
+		n, have := lazyServers, connect != ""
+		mu.Unlock()
+		if have || n == 0 {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		e, err := ensemble.Start(ctx, ensemble.Config{Servers: n})
+		cancel()
+		if err != nil {
+			startErr = fmt.Errorf("zktest: cannot start a %d-server ZooKeeper ensemble: %w", n, err)
+			return
+		}
+		mu.Lock()
+		shared, connect = e, e.ConnectString()
+		mu.Unlock()
+	})
+	return startErr
+}
+
 // Ensemble is the package's shared ensemble, or nil when ZK_CONNECT is used
 // (or outside Main).
 func Ensemble() *ensemble.Ensemble {
+	_ = ensure()
 	mu.Lock()
 	defer mu.Unlock()
 	return shared
@@ -85,6 +130,9 @@ func Ensemble() *ensemble.Ensemble {
 // ConnectString is the shared ZooKeeper's connect string, without chroot.
 // It panics outside Main, which is a wiring mistake in the test package.
 func ConnectString() string {
+	if err := ensure(); err != nil {
+		panic(err)
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	if connect == "" {

@@ -277,7 +277,7 @@ func (t *AbstractFetcherThread) processResponse(req FetchRequest, data []Fetched
 		case 0:
 			records := fp.Data.ToRecords()
 			newOffset := cur.Offset
-			if last, ok := lastNextOffset(records); ok {
+			if last, ok := LastNextOffset(records); ok {
 				newOffset = last
 			}
 			t.setLag(tp, fp.Data.HighWatermark()-newOffset)
@@ -315,8 +315,9 @@ func (t *AbstractFetcherThread) processResponse(req FetchRequest, data []Fetched
 	return nil
 }
 
-// lastNextOffset is the offset after the last complete shallow entry (ok=false: none).
-func lastNextOffset(m *record.MemoryRecords) (int64, bool) {
+// LastNextOffset is the offset after the last complete shallow entry (ok=false: none); the
+// consumer's PartitionTopicInfo moves its fetch offset with it too.
+func LastNextOffset(m *record.MemoryRecords) (int64, bool) {
 	var next int64
 	found := false
 	for e, err := range m.ShallowEntries() {
@@ -380,12 +381,11 @@ func (t *AbstractFetcherThread) RemovePartitions(tps map[common.TopicPartition]s
 	}
 }
 
-// PartitionCount is the number of partitions this thread fetches.
-func (t *AbstractFetcherThread) PartitionCount() int {
-	t.partitionMapLock.Lock()
-	defer t.partitionMapLock.Unlock()
-	return t.partitionStates.size()
-}
+// PartitionCount is the number of partitions this thread fetches. It does not wait for the
+// partition map lock: a hook may hold that lock for long (the old consumer's
+// ProcessPartitionData waits for room in its stream's queue), and the manager's idle-thread
+// check must not wait behind it.
+func (t *AbstractFetcherThread) PartitionCount() int { return t.partitionStates.count() }
 
 // FetchState is the state of tp (ok=false: not fetched by this thread).
 func (t *AbstractFetcherThread) FetchState(tp common.TopicPartition) (PartitionFetchState, bool) {

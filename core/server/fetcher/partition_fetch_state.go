@@ -2,6 +2,7 @@ package fetcher
 
 import (
 	"fmt"
+	"sync/atomic"
 
 	"github.com/zkafka/zkafka/clients/common"
 )
@@ -41,6 +42,7 @@ type partitionStates struct {
 	m     map[common.TopicPartition]*stateEntry
 	order []*stateEntry // may hold removed or moved entries (stale); compacted in entries()
 	seq   uint64
+	n     atomic.Int32 // len(m), readable without the owner's lock
 }
 
 type stateEntry struct {
@@ -54,6 +56,9 @@ func newPartitionStates() *partitionStates {
 }
 
 func (p *partitionStates) size() int { return len(p.m) }
+
+// count is size() for a caller that does not hold the owner's lock.
+func (p *partitionStates) count() int { return int(p.n.Load()) }
 
 func (p *partitionStates) get(tp common.TopicPartition) (PartitionFetchState, bool) {
 	e, ok := p.m[tp]
@@ -70,6 +75,7 @@ func (p *partitionStates) updateAndMoveToEnd(tp common.TopicPartition, s Partiti
 	p.seq++
 	e := &stateEntry{tp: tp, state: s, seq: p.seq}
 	p.m[tp] = e
+	p.n.Store(int32(len(p.m)))
 	p.order = append(p.order, e)
 	if len(p.order) > 2*len(p.m)+16 {
 		p.compact()
@@ -83,7 +89,10 @@ func (p *partitionStates) moveToEnd(tp common.TopicPartition) {
 	}
 }
 
-func (p *partitionStates) remove(tp common.TopicPartition) { delete(p.m, tp) }
+func (p *partitionStates) remove(tp common.TopicPartition) {
+	delete(p.m, tp)
+	p.n.Store(int32(len(p.m)))
+}
 
 func (p *partitionStates) compact() {
 	live := p.order[:0]

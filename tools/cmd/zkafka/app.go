@@ -13,13 +13,18 @@ import (
 
 	"github.com/zkafka/zkafka/tools/brokerapiversions"
 	"github.com/zkafka/zkafka/tools/configs"
+	"github.com/zkafka/zkafka/tools/consoleconsumer"
 	"github.com/zkafka/zkafka/tools/consumergroups"
 	"github.com/zkafka/zkafka/tools/dumplogsegments"
 	"github.com/zkafka/zkafka/tools/getoffsetshell"
+	"github.com/zkafka/zkafka/tools/offsetchecker"
+	"github.com/zkafka/zkafka/tools/perf"
 	"github.com/zkafka/zkafka/tools/preferredelection"
 	"github.com/zkafka/zkafka/tools/reassign"
+	"github.com/zkafka/zkafka/tools/replicaverification"
 	"github.com/zkafka/zkafka/tools/serverstart"
 	"github.com/zkafka/zkafka/tools/serverstop"
+	"github.com/zkafka/zkafka/tools/simpleconsumershell"
 	"github.com/zkafka/zkafka/tools/topics"
 	"github.com/zkafka/zkafka/tools/zkshell"
 	"github.com/zkafka/zkafka/tools/zookeeperserver"
@@ -47,6 +52,11 @@ func commands() map[string]func(args []string, stdout, stderr io.Writer) int {
 		"broker-api-versions":        adminTool(brokerapiversions.Run),
 		"get-offset-shell":           adminTool(getoffsetshell.Run),
 		"consumer-groups":            adminTool(consumergroups.Run),
+		"console-consumer":           adminTool(consoleconsumer.Run),
+		"simple-consumer-shell":      adminTool(simpleconsumershell.Run),
+		"replica-verification":       adminTool(replicaverification.Run),
+		"consumer-offset-checker":    adminTool(offsetchecker.Run),
+		"consumer-perf-test":         adminTool(perf.Run),
 		"dump-log-segments":          dumplogsegments.Main,
 		"server-start":               serverstart.Run,
 		"server-stop":                serverstop.Run,

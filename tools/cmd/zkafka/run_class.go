@@ -1,9 +1,19 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
+
+	"github.com/zkafka/zkafka/tools/zkoffsets"
 )
+
+// classOnlyTools are Kafka main classes with no bin/ script of their own, reached only through
+// kafka-run-class.sh.
+var classOnlyTools = map[string]func(context.Context, []string, io.Writer, io.Writer) int{
+	"kafka.tools.ExportZkOffsets": zkoffsets.Export,
+	"kafka.tools.ImportZkOffsets": zkoffsets.Import,
+}
 
 // runClass implements `kafka-run-class.sh <MainClass> args...`: it maps Kafka's main class to the
 // zkafka subcommand that implements it, so command lines copied from the books work unchanged.
@@ -13,6 +23,9 @@ func runClass(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	class, rest := args[0], args[1:]
+	if f := classOnlyTools[class]; f != nil {
+		return f(context.Background(), rest, stdout, stderr)
+	}
 	for _, s := range scriptTable {
 		if s.MainClass != class {
 			continue

@@ -80,3 +80,18 @@ func TestDumpLogSegmentsThroughRunClass(t *testing.T) {
 		t.Fatalf("code=%d stderr=%q", code, errb.String())
 	}
 }
+
+// TestZkOffsetsThroughRunClass: ExportZkOffsets and ImportZkOffsets have no script; the
+// run-class line reaches them.
+func TestZkOffsetsThroughRunClass(t *testing.T) {
+	for class, usage := range map[string]string{
+		"kafka.tools.ExportZkOffsets": "Export consumer offsets to an output file.",
+		"kafka.tools.ImportZkOffsets": "Import offsets to zookeeper from files.",
+	} {
+		var out, errb bytes.Buffer
+		code := run([]string{"zkafka", "run-class", class}, &out, &errb)
+		if code != 1 || !strings.HasPrefix(errb.String(), usage+"\n") {
+			t.Errorf("%s: code=%d stderr=%q", class, code, errb.String())
+		}
+	}
+}
