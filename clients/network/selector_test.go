@@ -301,6 +301,6 @@ func TestSelectorCloseWhileConnecting(t *testing.T) {
 	s.Connect("a", "ignored:1", -1, -1) //nolint:errcheck
 	s.CloseConnection("a")
 	s.Connect("a", "ignored:1", -1, -1) //nolint:errcheck
-	s.Poll(0)                            //nolint:errcheck
+	s.Poll(0)                           //nolint:errcheck
 	s.Close()
 }
