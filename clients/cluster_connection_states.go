@@ -84,7 +84,9 @@ func (c *ClusterConnectionStates) Disconnected(id string, nowMs int64) {
 }
 
 // CheckingApiVersions records a connection that is asking the node for its API versions.
-func (c *ClusterConnectionStates) CheckingApiVersions(id string) { c.state(id).state = CHECKING_API_VERSIONS }
+func (c *ClusterConnectionStates) CheckingApiVersions(id string) {
+	c.state(id).state = CHECKING_API_VERSIONS
+}
 
 // Ready records a usable connection.
 func (c *ClusterConnectionStates) Ready(id string) { c.state(id).state = READY }

@@ -50,19 +50,19 @@ var ErrNodeNotReady = errors.New("node is not ready")
 // request.timeout.ms closes its connection the same way; frames are read with
 // network.CheckReceiveSize.
 type NetworkClient struct {
-	selector          network.Selectable
-	metadataUpdater   MetadataUpdater
-	connectionStates  *ClusterConnectionStates
-	inFlightRequests  *InFlightRequests
-	cfg               NetworkClientConfig
-	time              common.Time
-	log               *logrus.Entry
-	correlation       int32
-	nodeApiVersions   map[string]*NodeApiVersions
-	needApiVersions   map[string]bool
-	abortedSends      []*ClientResponse
-	buf               []byte
-	defaultUpdater    *DefaultMetadataUpdater
+	selector         network.Selectable
+	metadataUpdater  MetadataUpdater
+	connectionStates *ClusterConnectionStates
+	inFlightRequests *InFlightRequests
+	cfg              NetworkClientConfig
+	time             common.Time
+	log              *logrus.Entry
+	correlation      int32
+	nodeApiVersions  map[string]*NodeApiVersions
+	needApiVersions  map[string]bool
+	abortedSends     []*ClientResponse
+	buf              []byte
+	defaultUpdater   *DefaultMetadataUpdater
 }
 
 // NewNetworkClient returns a client that keeps metadata up to date itself
@@ -234,7 +234,9 @@ func (c *NetworkClient) complete(r *ClientResponse) {
 func (c *NetworkClient) InFlightRequestCount() int { return c.inFlightRequests.TotalCount() }
 
 // InFlightRequestCountFor is the number of requests in flight to node.
-func (c *NetworkClient) InFlightRequestCountFor(node string) int { return c.inFlightRequests.Count(node) }
+func (c *NetworkClient) InFlightRequestCountFor(node string) int {
+	return c.inFlightRequests.Count(node)
+}
 
 // HasInFlightRequests reports any request in flight.
 func (c *NetworkClient) HasInFlightRequests() bool { return c.inFlightRequests.TotalCount() > 0 }
