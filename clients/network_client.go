@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/sirupsen/logrus"
 
@@ -61,8 +62,8 @@ type NetworkClient struct {
 	nodeApiVersions  map[string]*NodeApiVersions
 	needApiVersions  map[string]bool
 	abortedSends     []*ClientResponse
-	buf              []byte
 	defaultUpdater   *DefaultMetadataUpdater
+	inFlightGauge    atomic.Int64 // InFlightRequests.TotalCount, for gauges read by other goroutines
 }
 
 // NewNetworkClient returns a client that keeps metadata up to date itself
@@ -136,6 +137,7 @@ func (c *NetworkClient) CloseNode(nodeID string) {
 		}
 	}
 	c.connectionStates.Remove(nodeID)
+	c.inFlightGauge.Store(int64(c.inFlightRequests.TotalCount()))
 }
 
 // ConnectionDelay is how long until node may be connected to again (see ClusterConnectionStates).
@@ -188,6 +190,7 @@ func (c *NetworkClient) doSend(r *ClientRequest, internal bool, nowMs int64) err
 	c.inFlightRequests.add(&inFlightRequest{header: header, destination: node, callback: r.callback,
 		expectResponse: r.expectResponse, isInternalRequest: internal, send: send, sendTimeMs: nowMs, createdTimeMs: r.createdTimeMs})
 	c.selector.Send(send)
+	c.inFlightGauge.Add(1)
 	return nil
 }
 
@@ -215,6 +218,7 @@ func (c *NetworkClient) Poll(timeoutMs, nowMs int64) []*ClientResponse {
 	c.handleConnections()
 	c.handleInitiateApiVersionRequests(updatedNow)
 	responses = c.handleTimedOutRequests(responses, updatedNow)
+	c.inFlightGauge.Store(int64(c.inFlightRequests.TotalCount()))
 	for _, r := range responses {
 		c.complete(r)
 	}
@@ -237,6 +241,10 @@ func (c *NetworkClient) InFlightRequestCount() int { return c.inFlightRequests.T
 func (c *NetworkClient) InFlightRequestCountFor(node string) int {
 	return c.inFlightRequests.Count(node)
 }
+
+// InFlightRequestGauge is the number of requests in flight as of the last Send or Poll, safe to
+// read from any goroutine (the producer's requests-in-flight metric).
+func (c *NetworkClient) InFlightRequestGauge() int { return int(c.inFlightGauge.Load()) }
 
 // HasInFlightRequests reports any request in flight.
 func (c *NetworkClient) HasInFlightRequests() bool { return c.inFlightRequests.TotalCount() > 0 }
