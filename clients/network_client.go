@@ -63,6 +63,7 @@ type NetworkClient struct {
 	needApiVersions  map[string]bool
 	abortedSends     []*ClientResponse
 	defaultUpdater   *DefaultMetadataUpdater
+	frames           [][]byte // request buffers whose sends completed, reused for the next requests
 	inFlightGauge    atomic.Int64 // InFlightRequests.TotalCount, for gauges read by other goroutines
 }
 
@@ -183,7 +184,7 @@ func (c *NetworkClient) doSend(r *ClientRequest, internal bool, nowMs int64) err
 		r.body.SetVersion(v)
 	}
 	header := r.MakeHeader()
-	frame := network.AppendFrameHeader(nil)
+	frame := network.AppendFrameHeader(c.takeFrame())
 	frame = header.AppendTo(frame)
 	frame = r.body.AppendTo(frame)
 	send := network.NewNetworkSend(node, frame)
@@ -291,6 +292,30 @@ func (c *NetworkClient) NewClientRequest(nodeID string, body protocol.Message, c
 	return r
 }
 
+// maxPooledFrames and maxPooledFrameSize bound the request buffers kept for reuse: a producer
+// writing 1 MiB requests would otherwise allocate (and clear) a new megabyte per request.
+const (
+	maxPooledFrames    = 8
+	maxPooledFrameSize = 8 << 20
+)
+
+func (c *NetworkClient) takeFrame() []byte {
+	if n := len(c.frames); n > 0 {
+		f := c.frames[n-1]
+		c.frames[n-1] = nil
+		c.frames = c.frames[:n-1]
+		return f[:0]
+	}
+	return nil
+}
+
+// releaseFrame keeps the buffer of a completed send (its bytes are all written).
+func (c *NetworkClient) releaseFrame(f []byte) {
+	if len(c.frames) < maxPooledFrames && cap(f) <= maxPooledFrameSize {
+		c.frames = append(c.frames, f[:0])
+	}
+}
+
 // processDisconnection fails every request in flight to node as disconnected.
 func (c *NetworkClient) processDisconnection(responses []*ClientResponse, node string, nowMs int64) []*ClientResponse {
 	c.connectionStates.Disconnected(node, nowMs)
@@ -324,6 +349,9 @@ func (c *NetworkClient) handleTimedOutRequests(responses []*ClientResponse, nowM
 
 func (c *NetworkClient) handleCompletedSends(responses []*ClientResponse, nowMs int64) []*ClientResponse {
 	for _, s := range c.selector.CompletedSends() {
+		if ns, ok := s.(*network.NetworkSend); ok {
+			c.releaseFrame(ns.Frame())
+		}
 		if r := c.inFlightRequests.completeSend(s); r != nil {
 			responses = append(responses, r.completed(nil, nowMs))
 		}

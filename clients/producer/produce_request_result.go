@@ -61,11 +61,12 @@ func (r *ProduceRequestResult) Await(ctx context.Context) error {
 // KafkaProducer.FutureFailure, a future that failed before the record was queued).
 type FutureRecordMetadata struct {
 	result              *ProduceRequestResult
-	relativeOffset      int64
 	createTimestamp     int64
-	checksum            int64
+	relativeOffset      int32
+	checksum            uint32
 	serializedKeySize   int32
 	serializedValueSize int32
+	callback            Callback // the record's callback until its batch completes
 }
 
 func failedFuture(tp common.TopicPartition, err error) *FutureRecordMetadata {
@@ -109,8 +110,8 @@ func (f *FutureRecordMetadata) value() *RecordMetadata {
 	if f.result.logAppendTime != record.NoTimestamp {
 		ts = f.result.logAppendTime
 	}
-	return newRecordMetadata(f.result.tp.Topic, f.result.tp.Partition, f.result.baseOffset, f.relativeOffset, ts,
-		f.checksum, f.serializedKeySize, f.serializedValueSize)
+	return newRecordMetadata(f.result.tp.Topic, f.result.tp.Partition, f.result.baseOffset, int64(f.relativeOffset), ts,
+		int64(f.checksum), f.serializedKeySize, f.serializedValueSize)
 }
 
 func (f *FutureRecordMetadata) String() string {

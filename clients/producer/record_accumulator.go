@@ -144,13 +144,14 @@ func (a *RecordAccumulator) BufferPool() *BufferPool { return a.free }
 func (a *RecordAccumulator) Append(tp common.TopicPartition, timestamp int64, key, value []byte, callback Callback, maxTimeToBlockMs int64) (RecordAppendResult, error) {
 	a.appendsInProgress.Add(1)
 	defer a.appendsInProgress.Add(-1)
+	nowMs := a.time.Milliseconds()
 	dq := a.getOrCreateDeque(tp)
 	dq.mu.Lock()
 	if a.closed.Load() {
 		dq.mu.Unlock()
 		return RecordAppendResult{}, ErrProducerClosed
 	}
-	res, ok, err := a.tryAppend(timestamp, key, value, callback, dq)
+	res, ok, err := a.tryAppend(timestamp, key, value, callback, dq, nowMs)
 	dq.mu.Unlock()
 	if ok || err != nil {
 		return res, err
@@ -167,13 +168,15 @@ func (a *RecordAccumulator) Append(tp common.TopicPartition, timestamp int64, ke
 		a.free.Deallocate(buf, size)
 		return RecordAppendResult{}, ErrProducerClosed
 	}
-	if res, ok, err := a.tryAppend(timestamp, key, value, callback, dq); ok || err != nil {
+	nowMs = a.time.Milliseconds()
+	if res, ok, err := a.tryAppend(timestamp, key, value, callback, dq, nowMs); ok || err != nil {
 		a.free.Deallocate(buf, size) // somebody else started a batch meanwhile
 		return res, err
 	}
 	builder := record.NewMemoryRecordsBuilderWithBuffer(buf, record.MagicValueV1, a.compression, record.CreateTime, 0, -1, a.batchSize)
-	batch := newRecordBatch(tp, builder, buf, a.time.Milliseconds())
-	future, err := batch.tryAppend(timestamp, key, value, callback, a.time.Milliseconds())
+	recordSize := record.LogOverhead + record.RecordSize(record.MagicValueV1, key, value)
+	batch := newRecordBatch(tp, builder, buf, nowMs, a.batchSize/recordSize+1)
+	future, err := batch.tryAppend(timestamp, key, value, callback, nowMs)
 	if err != nil || future == nil {
 		a.free.Deallocate(buf, size)
 		if err == nil {
@@ -188,12 +191,12 @@ func (a *RecordAccumulator) Append(tp common.TopicPartition, timestamp int64, ke
 
 // tryAppend appends to the last batch of dq (caller holds dq.mu); ok is false when there is
 // none or it is full (then it is closed).
-func (a *RecordAccumulator) tryAppend(timestamp int64, key, value []byte, callback Callback, dq *partitionDeque) (RecordAppendResult, bool, error) {
+func (a *RecordAccumulator) tryAppend(timestamp int64, key, value []byte, callback Callback, dq *partitionDeque, nowMs int64) (RecordAppendResult, bool, error) {
 	last := dq.peekLast()
 	if last == nil {
 		return RecordAppendResult{}, false, nil
 	}
-	future, err := last.tryAppend(timestamp, key, value, callback, a.time.Milliseconds())
+	future, err := last.tryAppend(timestamp, key, value, callback, nowMs)
 	if err != nil {
 		return RecordAppendResult{}, false, err
 	}

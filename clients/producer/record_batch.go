@@ -11,11 +11,6 @@ import (
 	"github.com/zkafka/zkafka/clients/record"
 )
 
-type thunk struct {
-	callback Callback
-	future   *FutureRecordMetadata
-}
-
 // RecordBatch is the records being gathered for one partition, built in a MemoryRecordsBuilder
 // over a BufferPool buffer, with the futures and callbacks of its records, and the bookkeeping
 // the accumulator and the Sender need: when it was created, drained, last tried, how often.
@@ -24,13 +19,14 @@ type thunk struct {
 // ProducerBatch in 0.11). Fields are guarded by the partition's deque lock while the batch is in
 // the accumulator, and owned by the Sender's goroutine after drain.
 type RecordBatch struct {
-	createdMs      int64
-	topicPartition common.TopicPartition
-	produceFuture  *ProduceRequestResult
-	thunks         []thunk
-	builder        *record.MemoryRecordsBuilder
-	buffer         []byte // from the BufferPool, returned by RecordAccumulator.deallocate
-	initialSize    int
+	createdMs       int64
+	topicPartition  common.TopicPartition
+	produceFuture   *ProduceRequestResult
+	slabs           [][]FutureRecordMetadata // the records' futures (with their callbacks), in order
+	expectedRecords int
+	builder         *record.MemoryRecordsBuilder
+	buffer          []byte // from the BufferPool, returned by RecordAccumulator.deallocate
+	initialSize     int
 
 	attempts       int32
 	recordCount    int
@@ -43,9 +39,34 @@ type RecordBatch struct {
 	retry          bool
 }
 
-func newRecordBatch(tp common.TopicPartition, builder *record.MemoryRecordsBuilder, buffer []byte, nowMs int64) *RecordBatch {
+// newRecordBatch starts a batch expected to hold about expectedRecords records.
+func newRecordBatch(tp common.TopicPartition, builder *record.MemoryRecordsBuilder, buffer []byte, nowMs int64, expectedRecords int) *RecordBatch {
 	return &RecordBatch{createdMs: nowMs, lastAttemptMs: nowMs, lastAppendTime: nowMs, topicPartition: tp,
-		produceFuture: newProduceRequestResult(tp), builder: builder, buffer: buffer, initialSize: len(buffer)}
+		produceFuture: newProduceRequestResult(tp), builder: builder, buffer: buffer, initialSize: len(buffer),
+		expectedRecords: min(max(expectedRecords, 1), 1<<14)}
+}
+
+// firstSlab is the number of futures allocated with a batch's first record: a batch that stays
+// small (linger.ms=0 at a low rate) costs little, one that fills takes one more slab.
+const firstSlab = 64
+
+// newFuture carves a record's future out of the batch's slabs: the first slab holds firstSlab
+// futures, the next the rest of the records batch.size is expected to hold (estimated from the
+// first record), then more of the same as needed. Slabs never grow in place, so a future handed
+// out stays where it is; the Java client's Thunk list (callback and future per record) is the
+// callback field of these futures.
+func (b *RecordBatch) newFuture(f FutureRecordMetadata) *FutureRecordMetadata {
+	n := len(b.slabs)
+	if n == 0 || len(b.slabs[n-1]) == cap(b.slabs[n-1]) {
+		size := min(firstSlab, b.expectedRecords)
+		if n > 0 {
+			size = max(b.expectedRecords-firstSlab, firstSlab)
+		}
+		b.slabs = append(b.slabs, make([]FutureRecordMetadata, 0, size))
+		n++
+	}
+	b.slabs[n-1] = append(b.slabs[n-1], f)
+	return &b.slabs[n-1][len(b.slabs[n-1])-1]
 }
 
 // tryAppend adds a record if the batch has room, returning its future (nil when full).
@@ -61,11 +82,8 @@ func (b *RecordBatch) tryAppend(timestamp int64, key, value []byte, callback Cal
 	}
 	b.maxRecordSize = max(b.maxRecordSize, record.RecordSize(record.MagicValueV1, key, value))
 	b.lastAppendTime = nowMs
-	f := &FutureRecordMetadata{result: b.produceFuture, relativeOffset: int64(b.recordCount), createTimestamp: timestamp,
-		checksum: int64(checksum), serializedKeySize: sizeOrNull(key), serializedValueSize: sizeOrNull(value)}
-	if callback != nil {
-		b.thunks = append(b.thunks, thunk{callback, f})
-	}
+	f := b.newFuture(FutureRecordMetadata{result: b.produceFuture, relativeOffset: int32(b.recordCount), createTimestamp: timestamp,
+		checksum: checksum, serializedKeySize: sizeOrNull(key), serializedValueSize: sizeOrNull(value), callback: callback})
 	b.recordCount++
 	return f, nil
 }
@@ -87,21 +105,28 @@ func (b *RecordBatch) done(baseOffset, logAppendTime int64, err error, log *logr
 	}
 	log.Tracef("Produced messages to topic-partition %s with base offset offset %d and error: %v.", b.topicPartition, baseOffset, err)
 	b.produceFuture.set(baseOffset, logAppendTime, err)
-	for _, t := range b.thunks {
-		func() {
-			defer func() {
-				if p := recover(); p != nil {
-					log.Errorf("Error executing user-provided callback on message for topic-partition '%s': %v", b.topicPartition, p)
-				}
-			}()
-			if err == nil {
-				t.callback(t.future.value(), nil)
-			} else {
-				t.callback(nil, err)
+	for _, slab := range b.slabs {
+		for i := range slab {
+			if f := &slab[i]; f.callback != nil {
+				b.callback(f, err, log)
+				f.callback = nil // the batch's records are done with: let the callback go
 			}
-		}()
+		}
 	}
 	b.produceFuture.complete()
+}
+
+func (b *RecordBatch) callback(f *FutureRecordMetadata, err error, log *logrus.Entry) {
+	defer func() {
+		if p := recover(); p != nil {
+			log.Errorf("Error executing user-provided callback on message for topic-partition '%s': %v", b.topicPartition, p)
+		}
+	}()
+	if err == nil {
+		f.callback(f.value(), nil)
+	} else {
+		f.callback(nil, err)
+	}
 }
 
 // maybeExpire reports (and closes) a batch that has waited too long: not retrying, full and

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 
 	cli "github.com/urfave/cli/v2"
@@ -16,6 +17,7 @@ import (
 	"github.com/zkafka/zkafka/tools/consumergroups"
 	"github.com/zkafka/zkafka/tools/dumplogsegments"
 	"github.com/zkafka/zkafka/tools/getoffsetshell"
+	"github.com/zkafka/zkafka/tools/perf"
 	"github.com/zkafka/zkafka/tools/preferredelection"
 	"github.com/zkafka/zkafka/tools/reassign"
 	"github.com/zkafka/zkafka/tools/serverstart"
@@ -47,9 +49,24 @@ func commands() map[string]func(args []string, stdout, stderr io.Writer) int {
 		"broker-api-versions":        adminTool(brokerapiversions.Run),
 		"get-offset-shell":           adminTool(getoffsetshell.Run),
 		"consumer-groups":            adminTool(consumergroups.Run),
+		"producer-perf-test":         perfTool(perf.Run),
 		"dump-log-segments":          dumplogsegments.Main,
 		"server-start":               serverstart.Run,
 		"server-stop":                serverstop.Run,
+	}
+}
+
+// perfTool runs a tool that holds a producer's whole buffer.memory in a tight loop with the
+// garbage collector at GOGC=40 (unless GOGC or GOMEMLIMIT is set): its live heap is the buffer
+// plus a future and a callback per buffered record, and the default GOGC=100 would let the heap
+// grow to twice that. This plays the part of the -Xmx512M kafka-producer-perf-test.sh gives the
+// JVM: memory bounded at a little CPU cost (docs/deviations.md).
+func perfTool(run func(context.Context, []string, io.Writer, io.Writer) int) func([]string, io.Writer, io.Writer) int {
+	return func(args []string, stdout, stderr io.Writer) int {
+		if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
+			debug.SetGCPercent(40)
+		}
+		return run(context.Background(), args, stdout, stderr)
 	}
 }
 

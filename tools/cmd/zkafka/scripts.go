@@ -37,7 +37,7 @@ var scriptTable = []Script{
 	{"kafka-consumer-perf-test.sh", "consumer-perf-test", "kafka.tools.ConsumerPerformance", Later, 0},
 	{"kafka-mirror-maker.sh", "mirror-maker", "kafka.tools.MirrorMaker", Later, 0},
 	{"kafka-preferred-replica-election.sh", "preferred-replica-election", "kafka.admin.PreferredReplicaLeaderElectionCommand", Done, 7},
-	{"kafka-producer-perf-test.sh", "producer-perf-test", "org.apache.kafka.tools.ProducerPerformance", Later, 0},
+	{"kafka-producer-perf-test.sh", "producer-perf-test", "org.apache.kafka.tools.ProducerPerformance", Done, 14},
 	{"kafka-reassign-partitions.sh", "reassign-partitions", "kafka.admin.ReassignPartitionsCommand", Done, 7},
 	{"kafka-replay-log-producer.sh", "replay-log-producer", "kafka.tools.ReplayLogProducer", Later, 0},
 	{"kafka-replica-verification.sh", "replica-verification", "kafka.tools.ReplicaVerificationTool", Later, 0},
