@@ -63,7 +63,7 @@ type NetworkClient struct {
 	needApiVersions  map[string]bool
 	abortedSends     []*ClientResponse
 	defaultUpdater   *DefaultMetadataUpdater
-	frames           [][]byte // request buffers whose sends completed, reused for the next requests
+	frames           [][]byte     // request buffers whose sends completed, reused for the next requests
 	inFlightGauge    atomic.Int64 // InFlightRequests.TotalCount, for gauges read by other goroutines
 }
 

@@ -9,7 +9,9 @@ const (
 	randMask       = (1 << 48) - 1
 )
 
-func newJavaRandom(seed int64) *javaRandom { return &javaRandom{seed: (seed ^ randMultiplier) & randMask} }
+func newJavaRandom(seed int64) *javaRandom {
+	return &javaRandom{seed: (seed ^ randMultiplier) & randMask}
+}
 
 func (r *javaRandom) next(bits uint) int32 {
 	r.seed = (r.seed*randMultiplier + 0xB) & randMask
