@@ -1,6 +1,9 @@
 package protocol
 
-import "errors"
+import (
+	"errors"
+	"strings"
+)
 
 // exceptionClasses are the simple names of the exception classes 0.10.2's Errors enum throws
 // for each code (package org.apache.kafka.common.errors), indexed like errorsByCode.
@@ -37,4 +40,19 @@ func ExceptionName(err error) string {
 		return ""
 	}
 	return "org.apache.kafka.common.errors." + exceptionClasses[i]
+}
+
+// ExceptionMessage is the message of the Java exception err stands for: the specific message
+// given with protocol.Errorf ("Failed to update metadata after 60000 ms."), or the code's default
+// description; err.Error() for an error that is not a Kafka one.
+func ExceptionMessage(err error) string {
+	var ke *Error
+	if !errors.As(err, &ke) || ke == nil {
+		return err.Error()
+	}
+	s := err.Error()
+	if i := strings.Index(s, ke.Error()+": "); i >= 0 {
+		return s[i+len(ke.Error())+2:]
+	}
+	return ke.Message
 }

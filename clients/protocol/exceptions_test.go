@@ -22,3 +22,16 @@ func TestExceptionName(t *testing.T) {
 		}
 	}
 }
+
+func TestExceptionMessage(t *testing.T) {
+	cases := map[error]string{
+		Errorf(ErrRequestTimedOut, "Failed to update metadata after %d ms.", 5): "Failed to update metadata after 5 ms.",
+		ErrNotLeaderForPartition:    ErrNotLeaderForPartition.Message,
+		fmt.Errorf("plain failure"): "plain failure",
+	}
+	for err, want := range cases {
+		if got := ExceptionMessage(err); got != want {
+			t.Errorf("ExceptionMessage(%v) = %q, want %q", err, got, want)
+		}
+	}
+}

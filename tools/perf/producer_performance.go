@@ -234,7 +234,7 @@ func (s *stats) nextCompletion(startMs int64, bytes int, stderr io.Writer) produ
 			if name == "" {
 				name = "org.apache.kafka.common.KafkaException"
 			}
-			fmt.Fprintf(s.stderr, "%s: %v\n", name, err)
+			fmt.Fprintf(s.stderr, "%s: %s\n", name, protocol.ExceptionMessage(err))
 		}
 	}
 }

@@ -6,14 +6,17 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"runtime/debug"
 	"sort"
+	"syscall"
 
 	cli "github.com/urfave/cli/v2"
 
 	"github.com/zkafka/zkafka/tools/brokerapiversions"
 	"github.com/zkafka/zkafka/tools/configs"
+	"github.com/zkafka/zkafka/tools/consoleproducer"
 	"github.com/zkafka/zkafka/tools/consumergroups"
 	"github.com/zkafka/zkafka/tools/dumplogsegments"
 	"github.com/zkafka/zkafka/tools/getoffsetshell"
@@ -23,6 +26,7 @@ import (
 	"github.com/zkafka/zkafka/tools/serverstart"
 	"github.com/zkafka/zkafka/tools/serverstop"
 	"github.com/zkafka/zkafka/tools/topics"
+	"github.com/zkafka/zkafka/tools/verifiable"
 	"github.com/zkafka/zkafka/tools/zkshell"
 	"github.com/zkafka/zkafka/tools/zookeeperserver"
 )
@@ -50,9 +54,21 @@ func commands() map[string]func(args []string, stdout, stderr io.Writer) int {
 		"get-offset-shell":           adminTool(getoffsetshell.Run),
 		"consumer-groups":            adminTool(consumergroups.Run),
 		"producer-perf-test":         perfTool(perf.Run),
+		"console-producer":           interruptible(consoleproducer.Run),
+		"verifiable-producer":        interruptible(verifiable.Run),
 		"dump-log-segments":          dumplogsegments.Main,
 		"server-start":               serverstart.Run,
 		"server-stop":                serverstop.Run,
+	}
+}
+
+// interruptible runs a tool whose context ends on SIGINT or SIGTERM, so that it can close its
+// producer (sending what is buffered) as the JVM's shutdown hooks do.
+func interruptible(run func(context.Context, []string, io.Writer, io.Writer) int) func([]string, io.Writer, io.Writer) int {
+	return func(args []string, stdout, stderr io.Writer) int {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		return run(ctx, args, stdout, stderr)
 	}
 }
 
