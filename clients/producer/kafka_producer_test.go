@@ -437,3 +437,69 @@ func TestRecordMetadataTimestamp(t *testing.T) {
 		t.Fatal("NoTimestamp")
 	}
 }
+
+// With max.in.flight.requests.per.connection=1 a partition with a batch in flight is muted: when
+// its leader moves while batch A is in flight to the old leader, batch B waits, and A (refused by
+// the old leader, retried) is written before B at the new leader. Without muting, B would go to
+// the new leader at once and land ahead of A.
+func TestMutedPartitionKeepsOrderAcrossLeaderMove(t *testing.T) {
+	c := clientstest.NewMockCluster(t, 2)
+	c.CreateTopic("t", 1) // led by broker 0
+	c.CreateTopic("u", 1)
+	c.SetLeader("u", 0, 1) // its requests must not queue behind the one held at broker 0
+	p := newProducer(t, c, "retries", "5", "max.in.flight.requests.per.connection", "1", "retry.backoff.ms", "10")
+	if _, err := mustSend(t, p, NewProducerRecord("t", []byte("k"), []byte("warm-up"))); err != nil {
+		t.Fatal(err)
+	}
+	arrived, release := make(chan struct{}), make(chan struct{})
+	var releaseOnce, once sync.Once
+	t.Cleanup(func() { releaseOnce.Do(func() { close(release) }) })
+	c.SetHook(func(id int32, h protocol.RequestHeader, req protocol.Message) (protocol.Message, bool) {
+		r, ok := req.(*protocol.ProduceRequest)
+		if !ok || id != 0 || r.TopicData[0].Topic != "t" {
+			return nil, false
+		}
+		first := false
+		once.Do(func() { first = true })
+		if first {
+			close(arrived)
+			<-release
+		}
+		return &protocol.ProduceResponse{Responses: []protocol.ProduceResponseResponses{{Topic: "t",
+			PartitionResponses: []protocol.ProduceResponsePartitionResponses{{Partition: 0, ErrorCode: protocol.ErrNotLeaderForPartition.Code, BaseOffset: -1, LogAppendTime: -1}}}}}, false
+	})
+	fa, err := p.Send(NewProducerRecord("t", []byte("k"), []byte("A")), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-arrived
+	c.SetLeader("t", 0, 1)
+	if _, err := mustSend(t, p, NewProducerRecord("u", []byte("k"), []byte("refresh"))); err != nil { // fetches the new leader
+		t.Fatal(err)
+	}
+	v := p.metadata.RequestUpdate()
+	p.sender.Wakeup()
+	if err := p.metadata.AwaitUpdate(v, 10_000); err != nil {
+		t.Fatal(err)
+	}
+	fb, err := p.Send(NewProducerRecord("t", []byte("k"), []byte("B")), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond) // B would be written now if t-0 were not muted
+	releaseOnce.Do(func() { close(release) })
+	ma, err := fa.Get(ctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mb, err := fb.Get(ctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ma.Offset >= mb.Offset {
+		t.Fatalf("A at offset %d, B at %d: order lost", ma.Offset, mb.Offset)
+	}
+	if recs := c.Records("t", 0); string(recs[len(recs)-2].Value) != "A" || string(recs[len(recs)-1].Value) != "B" {
+		t.Fatalf("log order %q %q", recs[len(recs)-2].Value, recs[len(recs)-1].Value)
+	}
+}
