@@ -419,7 +419,7 @@ func (p *KafkaProducer[K, V]) Close(timeout time.Duration) error {
 	}
 	p.log.Infof("Closing the Kafka producer with timeoutMillis = %d ms.", timeout.Milliseconds())
 	p.closed.Store(true)
-	fromCallback := p.sender.inCallback.Load()
+	fromCallback := p.accumulator.inCallback.Load()
 	if timeout > 0 {
 		p.sender.InitiateClose()
 		t := time.NewTimer(timeout)
@@ -434,7 +434,7 @@ func (p *KafkaProducer[K, V]) Close(timeout time.Duration) error {
 	default:
 		p.log.Infof("Proceeding to force close the producer since pending requests could not be completed within timeout %d ms.", timeout.Milliseconds())
 		p.sender.ForceClose()
-		if !fromCallback || !p.sender.inCallback.Load() {
+		if !fromCallback || !p.accumulator.inCallback.Load() {
 			<-p.sender.Done()
 		}
 	}

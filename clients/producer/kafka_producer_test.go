@@ -503,3 +503,33 @@ func TestMutedPartitionKeepsOrderAcrossLeaderMove(t *testing.T) {
 		t.Fatalf("log order %q %q", recs[len(recs)-2].Value, recs[len(recs)-1].Value)
 	}
 }
+
+// Close with a timeout called from a callback (on the producer's own goroutine) does not wait
+// for itself: it returns after the timeout and the producer shuts down.
+func TestCloseFromCallback(t *testing.T) {
+	c := clientstest.NewMockCluster(t, 1)
+	c.CreateTopic("t", 1)
+	p := newProducer(t, c)
+	closed := make(chan error, 1)
+	if _, err := p.Send(NewProducerRecord("t", []byte("k"), []byte("v")), func(*RecordMetadata, error) {
+		closed <- p.Close(200 * time.Millisecond)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Close from a callback did not return")
+	}
+	select {
+	case <-p.sender.Done():
+	case <-time.After(20 * time.Second):
+		t.Fatal("the sender did not stop")
+	}
+	if _, err := p.Send(NewProducerRecord("t", []byte("k"), []byte("v")), nil); !errors.Is(err, ErrProducerClosed) {
+		t.Fatalf("send after close from callback: %v", err)
+	}
+}

@@ -104,6 +104,7 @@ type RecordAccumulator struct {
 	batches           map[common.TopicPartition]*partitionDeque
 	incomplete        incompleteRecordBatches
 	muted             map[common.TopicPartition]struct{}
+	inCallback        atomic.Bool // a user callback is running (on the Sender's goroutine)
 	drainIndex        int
 }
 
@@ -243,7 +244,7 @@ func (a *RecordAccumulator) AbortExpiredBatches(requestTimeoutMs int32, nowMs in
 	if len(expired) > 0 {
 		a.log.Tracef("Expired %d batches in accumulator", len(expired))
 		for _, b := range expired {
-			b.expirationDone(a.log)
+			b.expirationDone(a.log, &a.inCallback)
 			a.Deallocate(b)
 		}
 	}
@@ -450,7 +451,7 @@ func (a *RecordAccumulator) abortBatches() {
 			dq.remove(b)
 			dq.mu.Unlock()
 		}
-		b.done(-1, record.NoTimestamp, errForcedClose, a.log)
+		b.done(-1, record.NoTimestamp, errForcedClose, a.log, &a.inCallback)
 		a.Deallocate(b)
 	}
 }

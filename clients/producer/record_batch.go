@@ -98,7 +98,7 @@ func sizeOrNull(b []byte) int32 {
 // done completes the batch: every record's future, then every callback, in order.
 //
 // Kafka 0.10.2: RecordBatch.done.
-func (b *RecordBatch) done(baseOffset, logAppendTime int64, err error, log *logrus.Entry) {
+func (b *RecordBatch) done(baseOffset, logAppendTime int64, err error, log *logrus.Entry, inCallback *atomic.Bool) {
 	if b.completed.Swap(true) {
 		log.Errorf("Batch %s has already been completed", b)
 		return
@@ -108,7 +108,7 @@ func (b *RecordBatch) done(baseOffset, logAppendTime int64, err error, log *logr
 	for _, slab := range b.slabs {
 		for i := range slab {
 			if f := &slab[i]; f.callback != nil {
-				b.callback(f, err, log)
+				b.callback(f, err, log, inCallback)
 				f.callback = nil // the batch's records are done with: let the callback go
 			}
 		}
@@ -116,8 +116,10 @@ func (b *RecordBatch) done(baseOffset, logAppendTime int64, err error, log *logr
 	b.produceFuture.complete()
 }
 
-func (b *RecordBatch) callback(f *FutureRecordMetadata, err error, log *logrus.Entry) {
+func (b *RecordBatch) callback(f *FutureRecordMetadata, err error, log *logrus.Entry, inCallback *atomic.Bool) {
+	inCallback.Store(true)
 	defer func() {
+		inCallback.Store(false)
 		if p := recover(); p != nil {
 			log.Errorf("Error executing user-provided callback on message for topic-partition '%s': %v", b.topicPartition, p)
 		}
@@ -152,9 +154,9 @@ func (b *RecordBatch) maybeExpire(requestTimeoutMs int32, retryBackoffMs, nowMs,
 }
 
 // expirationDone fails an expired batch with Kafka's TimeoutException message.
-func (b *RecordBatch) expirationDone(log *logrus.Entry) {
+func (b *RecordBatch) expirationDone(log *logrus.Entry, inCallback *atomic.Bool) {
 	b.done(-1, record.NoTimestamp, protocol.Errorf(protocol.ErrRequestTimedOut, "Expiring %d record(s) for %s: %s",
-		b.recordCount, b.topicPartition, b.expiryErrorMsg), log)
+		b.recordCount, b.topicPartition, b.expiryErrorMsg), log, inCallback)
 }
 
 func (b *RecordBatch) setRetry() { b.retry = true }

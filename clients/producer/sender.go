@@ -40,7 +40,6 @@ type Sender struct {
 
 	running    atomic.Bool
 	forceClose atomic.Bool
-	inCallback atomic.Bool // completing batches (user callbacks run)
 	done       chan struct{}
 }
 
@@ -121,9 +120,7 @@ func (s *Sender) runOnce(nowMs int64) {
 			}
 		}
 	}
-	s.inCallback.Store(true)
 	expired := s.accumulator.AbortExpiredBatches(s.requestTimeoutMs, nowMs)
-	s.inCallback.Store(false)
 	for _, b := range expired {
 		s.sensors.recordErrors(b.topicPartition.Topic, b.recordCount)
 	}
@@ -134,9 +131,7 @@ func (s *Sender) runOnce(nowMs int64) {
 		pollTimeout = 0
 	}
 	s.sendProduceRequests(batches, nowMs)
-	s.inCallback.Store(true)
 	s.client.Poll(pollTimeout, nowMs)
-	s.inCallback.Store(false)
 }
 
 // InitiateClose stops accepting records and lets the goroutine finish what is queued.
@@ -260,7 +255,7 @@ func (s *Sender) completeBatch(b *RecordBatch, code int16, baseOffset, logAppend
 		if code == protocol.ErrTopicAuthorizationFailed.Code {
 			err = protocol.Errorf(protocol.ErrTopicAuthorizationFailed, "Not authorized to access topics: [%s]", b.topicPartition.Topic)
 		}
-		b.done(baseOffset, logAppendTime, err, s.log)
+		b.done(baseOffset, logAppendTime, err, s.log, &s.accumulator.inCallback)
 		s.accumulator.Deallocate(b)
 		if err != nil {
 			s.sensors.recordErrors(b.topicPartition.Topic, b.recordCount)
