@@ -4,7 +4,7 @@ PKGS      ?= ./...
 FUZZTIME  ?= 15s
 DATA      ?= $(CURDIR)/data
 
-.PHONY: systemtest bench-broker deps all build test unit fuzz lint run zk-up zk-down bench clean generate check-generate
+.PHONY: systemtest bench-broker bench-clients deps all build test unit fuzz lint run zk-up zk-down bench clean generate check-generate
 
 all: build
 
@@ -21,9 +21,28 @@ generate: ## regenerate checked-in code (protocol codecs)
 check-generate: ## the checked-in generated code matches the generator
 	@$(GO) generate ./clients/protocol/... && git diff --exit-code -- clients/protocol || (echo "generated code is stale: run make generate"; exit 1)
 
+# Packages whose goroutines race by design run again under the race detector (one per line, so merges append).
+RACE_PKGS = \
+	./core/utils/timer/... \
+	./core/server/purgatory/... \
+	./zk/zkclient/... \
+	./clients/record/... \
+	./core/network/... \
+	./core/coordinator/... \
+	./clients/oldconsumer/... \
+	./clients/oldproducer/... \
+	./tools/replicaverification/... \
+	./clients/network/ \
+	./clients/metrics/ \
+	./clients/ \
+	./clients/producer/ \
+	./tools/perf/ \
+	./tools/consoleproducer/ \
+	./tools/verifiable/
+
 unit: ## every package's tests (real ZooKeeper for zk/*), plus the race detector where goroutines race by design
 	ZKAFKA_BIN=$(CURDIR)/bin/zkafka $(GO) test -count=1 -timeout 20m $(PKGS)
-	$(GO) test -count=1 -race -timeout 10m ./core/utils/timer/... ./core/server/purgatory/... ./zk/zkclient/... ./clients/record/... ./core/network/... ./core/coordinator/... ./clients/oldconsumer/... ./clients/oldproducer/... ./tools/replicaverification/...
+	$(GO) test -count=1 -race -timeout 10m $(RACE_PKGS)
 
 # Decoders of untrusted bytes (requests, message sets, znode JSON, index and checkpoint files).
 FUZZ_TARGETS = \
@@ -37,7 +56,8 @@ FUZZ_TARGETS = \
 	core/coordinator:FuzzReadGroupMessageValue:5s \
 	core/server:FuzzKafkaApisHandle:10s \
 	clients/oldconsumer:FuzzConsumerIterator:5s \
-	tools/commandline:FuzzMessageFormatters:5s
+	tools/commandline:FuzzMessageFormatters:5s \
+	clients/network:FuzzReadNetworkReceive:5s
 
 fuzz: ## each decoder's fuzz target for a bounded time
 	@set -e; for t in $(FUZZ_TARGETS); do \
@@ -79,6 +99,9 @@ systemtest: build ## every systemtests scenario incl. the full 1,000,000-message
 
 bench-broker: build ## zkafka vs kfake (in-memory Go Kafka), sarama + kcat clients, A/B interleaved, 5 runs each
 	$(GO) run ./systemtests/cmd/benchbroker -zkafka $(CURDIR)/bin/zkafka -runs 5
+
+bench-clients: build ## kafka-producer-perf-test vs sarama's AsyncProducer vs kcat on one zkafka broker: records/s, CPU/record, RSS; 5 runs each
+	$(GO) run ./systemtests/cmd/benchclients -zkafka $(CURDIR)/bin/zkafka -runs 5
 
 clean:
 	rm -f bin/zkafka

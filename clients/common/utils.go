@@ -33,3 +33,43 @@ func Abs(n int32) int32 {
 
 // ToPositive is Utils.toPositive (n & 0x7fffffff), used by the producer's DefaultPartitioner.
 func ToPositive(n int32) int32 { return n & 0x7fffffff }
+
+// Murmur2 is Kafka's 32-bit murmur2 hash of data (seed 0x9747b28c), bit for bit as
+// Utils.murmur2 computes it: the Java client's DefaultPartitioner places a keyed record in
+// partition ToPositive(Murmur2(key)) % numPartitions, and so do kafka-python and librdkafka's
+// murmur2 partitioners.
+//
+// Kafka 0.10.2: org.apache.kafka.common.utils.Utils.murmur2.
+func Murmur2(data []byte) int32 {
+	const (
+		seed uint32 = 0x9747b28c
+		m    uint32 = 0x5bd1e995
+		r           = 24
+	)
+	length := len(data)
+	h := seed ^ uint32(length)
+	for i := 0; i+4 <= length; i += 4 {
+		k := uint32(data[i]) | uint32(data[i+1])<<8 | uint32(data[i+2])<<16 | uint32(data[i+3])<<24
+		k *= m
+		k ^= k >> r
+		k *= m
+		h *= m
+		h ^= k
+	}
+	tail := length &^ 3
+	switch length % 4 {
+	case 3:
+		h ^= uint32(data[tail+2]) << 16
+		fallthrough
+	case 2:
+		h ^= uint32(data[tail+1]) << 8
+		fallthrough
+	case 1:
+		h ^= uint32(data[tail])
+		h *= m
+	}
+	h ^= h >> 13
+	h *= m
+	h ^= h >> 15
+	return int32(h)
+}

@@ -73,6 +73,20 @@ func NewMemoryRecordsBuilder(magic int8, compressionType CompressionType, timest
 	return b
 }
 
+// NewMemoryRecordsBuilderWithBuffer is NewMemoryRecordsBuilder building the set in buf[:0] (a
+// buffer of the producer's BufferPool) for as long as it fits, and in a larger buffer of its own
+// after that; a compressed set is compressed into a buffer of its own by Build. The caller gives
+// buf back to its pool once the set is no longer needed.
+//
+// Kafka 0.10.2: MemoryRecords.builder(ByteBuffer buffer, compressionType, timestampType, writeLimit).
+func NewMemoryRecordsBuilderWithBuffer(buf []byte, magic int8, compressionType CompressionType, timestampType TimestampType,
+	baseOffset, logAppendTime int64, writeLimit int) *MemoryRecordsBuilder {
+	b := NewMemoryRecordsBuilder(magic, compressionType, timestampType, baseOffset, logAppendTime, 0)
+	b.writeLimit = writeLimit
+	b.entries = buf[:0]
+	return b
+}
+
 // AppendWithOffset appends a message at offset. Offsets must increase; the timestamp is replaced
 // by the log append time under LogAppendTime. It returns the message's CRC.
 //

@@ -405,3 +405,24 @@ func TestDeepIterationRejectsBadWrappers(t *testing.T) {
 		t.Fatalf("%d entries", n)
 	}
 }
+
+// A builder given a buffer writes into it while the set fits, and the set is the same as one
+// built without a buffer.
+func TestMemoryRecordsBuilderWithBuffer(t *testing.T) {
+	buf := make([]byte, 1024)
+	b := NewMemoryRecordsBuilderWithBuffer(buf, MagicValueV1, NONE, CreateTime, 0, -1, 1024)
+	ref := NewMemoryRecordsBuilder(MagicValueV1, NONE, CreateTime, 0, -1, 1024)
+	for i := 0; i < 5; i++ {
+		if _, err := b.Append(int64(i), []byte("k"), []byte("v")); err != nil {
+			t.Fatal(err)
+		}
+		ref.Append(int64(i), []byte("k"), []byte("v")) //nolint:errcheck
+	}
+	got := b.Build().Bytes()
+	if &got[0] != &buf[0] {
+		t.Fatal("the set was not built in the given buffer")
+	}
+	if string(got) != string(ref.Build().Bytes()) {
+		t.Fatal("sets differ")
+	}
+}

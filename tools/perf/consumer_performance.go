@@ -40,15 +40,15 @@ type perfConfig struct {
 	hideHeader        bool
 }
 
-// Run is kafka-consumer-perf-test.sh.
-func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	return RunWith(ctx, args, stdout, stderr, Deps{})
+// RunConsumerPerformance is kafka-consumer-perf-test.sh.
+func RunConsumerPerformance(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return RunConsumerPerformanceWith(ctx, args, stdout, stderr, Deps{})
 }
 
-// RunWith is Run with explicit dependencies.
+// RunConsumerPerformanceWith is RunConsumerPerformance with explicit dependencies.
 //
 // Kafka 0.10.2: ConsumerPerformance.main.
-func RunWith(ctx context.Context, args []string, stdout, stderr io.Writer, deps Deps) int {
+func RunConsumerPerformanceWith(ctx context.Context, args []string, stdout, stderr io.Writer, deps Deps) int {
 	log := commandline.ToolsLogger(stderr, "kafka.tools.ConsumerPerformance$")
 	cfg, code, done := parseConsumerPerfConfig(args, stderr)
 	if done {

@@ -29,7 +29,7 @@ func TestConsumerPerformanceOldConsumer(t *testing.T) {
 	var out, errOut bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	code := Run(ctx, []string{"--zookeeper", connect, "--topic", "perf", "--messages", "15", "--threads", "2"}, &out, &errOut)
+	code := RunConsumerPerformance(ctx, []string{"--zookeeper", connect, "--topic", "perf", "--messages", "15", "--threads", "2"}, &out, &errOut)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
@@ -53,7 +53,7 @@ func TestConsumerPerformanceOptions(t *testing.T) {
 		{[]string{"--topic", "t", "--messages", "1", "--zookeeper", "z", "--reporting-interval", "0"}, "Reporting interval must be greater than 0."},
 	} {
 		var out, errOut bytes.Buffer
-		if code := Run(context.Background(), tc.args, &out, &errOut); code != 1 || !strings.Contains(errOut.String(), tc.want) {
+		if code := RunConsumerPerformance(context.Background(), tc.args, &out, &errOut); code != 1 || !strings.Contains(errOut.String(), tc.want) {
 			t.Errorf("%v: exit %d stderr %q", tc.args, code, errOut.String())
 		}
 	}

@@ -6,14 +6,18 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
+	"syscall"
 
 	cli "github.com/urfave/cli/v2"
 
 	"github.com/zkafka/zkafka/tools/brokerapiversions"
 	"github.com/zkafka/zkafka/tools/configs"
 	"github.com/zkafka/zkafka/tools/consoleconsumer"
+	"github.com/zkafka/zkafka/tools/consoleproducer"
 	"github.com/zkafka/zkafka/tools/consumergroups"
 	"github.com/zkafka/zkafka/tools/dumplogsegments"
 	"github.com/zkafka/zkafka/tools/getoffsetshell"
@@ -26,6 +30,7 @@ import (
 	"github.com/zkafka/zkafka/tools/serverstop"
 	"github.com/zkafka/zkafka/tools/simpleconsumershell"
 	"github.com/zkafka/zkafka/tools/topics"
+	"github.com/zkafka/zkafka/tools/verifiable"
 	"github.com/zkafka/zkafka/tools/zkshell"
 	"github.com/zkafka/zkafka/tools/zookeeperserver"
 )
@@ -56,10 +61,37 @@ func commands() map[string]func(args []string, stdout, stderr io.Writer) int {
 		"simple-consumer-shell":      adminTool(simpleconsumershell.Run),
 		"replica-verification":       adminTool(replicaverification.Run),
 		"consumer-offset-checker":    adminTool(offsetchecker.Run),
-		"consumer-perf-test":         adminTool(perf.Run),
+		"consumer-perf-test":         adminTool(perf.RunConsumerPerformance),
+		"producer-perf-test":         perfTool(perf.RunProducerPerformance),
+		"console-producer":           interruptible(consoleproducer.Run),
+		"verifiable-producer":        interruptible(verifiable.Run),
 		"dump-log-segments":          dumplogsegments.Main,
 		"server-start":               serverstart.Run,
 		"server-stop":                serverstop.Run,
+	}
+}
+
+// interruptible runs a tool whose context ends on SIGINT or SIGTERM, so that it can close its
+// producer (sending what is buffered) as the JVM's shutdown hooks do.
+func interruptible(run func(context.Context, []string, io.Writer, io.Writer) int) func([]string, io.Writer, io.Writer) int {
+	return func(args []string, stdout, stderr io.Writer) int {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		return run(ctx, args, stdout, stderr)
+	}
+}
+
+// perfTool runs a tool that holds a producer's whole buffer.memory in a tight loop with the
+// garbage collector at GOGC=40 (unless GOGC or GOMEMLIMIT is set): its live heap is the buffer
+// plus a future and a callback per buffered record, and the default GOGC=100 would let the heap
+// grow to twice that. This plays the part of the -Xmx512M kafka-producer-perf-test.sh gives the
+// JVM: memory bounded at a little CPU cost (docs/deviations.md).
+func perfTool(run func(context.Context, []string, io.Writer, io.Writer) int) func([]string, io.Writer, io.Writer) int {
+	return func(args []string, stdout, stderr io.Writer) int {
+		if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
+			debug.SetGCPercent(40)
+		}
+		return run(context.Background(), args, stdout, stderr)
 	}
 }
 
