@@ -42,7 +42,7 @@ func newAdmin(t *testing.T, racks ...string) *AdminUtils {
 		t.Fatal(err)
 	}
 	for id, rack := range racks {
-		ep := zkutils.RegisteredEndPoint{ListenerName: "PLAINTEXT", SecurityProtocol: "PLAINTEXT", Host: "localhost", Port: int32(9092 + id)}
+		ep := zkutils.RegisteredEndPoint{ListenerName: "PLAINTEXT", SecurityProtocol: common.PLAINTEXT, Host: "localhost", Port: int32(9092 + id)}
 		if err := z.RegisterBrokerInZk(zkutils.NewBrokerInfo(int32(id), 4, []zkutils.RegisteredEndPoint{ep}, -1, rack, 1)); err != nil {
 			t.Fatal(err)
 		}

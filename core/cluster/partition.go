@@ -403,7 +403,7 @@ func (p *Partition) updateIsr(newISR map[int32]*Replica) {
 // larger offset or to the same offset on a newer segment. Caller holds leaderIsrUpdateLock
 // (shared for appends: the compare-and-set is the replica's, see maybeAdvanceHighWatermark).
 func (p *Partition) maybeIncrementLeaderHW(leader *Replica, curTime int64) (bool, error) {
-	lagMax := p.replicaManager.Config().GetLong("replica.lag.time.max.ms")
+	lagMax := p.replicaManager.Config().ReplicaLagTimeMaxMs
 	var newHW log.LogOffsetMetadata
 	found := false
 	for _, r := range p.AssignedReplicas() {

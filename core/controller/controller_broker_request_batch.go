@@ -156,19 +156,6 @@ func updateMetadataRequestVersion(v config.ApiVersion) int16 {
 	return 0
 }
 
-// securityProtocolID is SecurityProtocol.id.
-func securityProtocolID(name string) int16 {
-	switch name {
-	case "SSL":
-		return 1
-	case "SASL_PLAINTEXT":
-		return 2
-	case "SASL_SSL":
-		return 3
-	}
-	return 0
-}
-
 func sortedBrokerIDs[V any](m map[int32]V) []int32 {
 	ids := make([]int32, 0, len(m))
 	for id := range m {
@@ -290,7 +277,7 @@ func liveBrokerEntry(b zkutils.BrokerInfo, version int16) protocol.UpdateMetadat
 	e := protocol.UpdateMetadataRequestLiveBrokers{ID: b.ID, EndPoints: []protocol.UpdateMetadataRequestEndPoints{}}
 	if version == 0 {
 		for _, ep := range b.EndPoints {
-			if ep.SecurityProtocol == "PLAINTEXT" {
+			if ep.SecurityProtocol == common.PLAINTEXT {
 				e.Host, e.Port = ep.Host, ep.Port
 				break
 			}
@@ -299,7 +286,7 @@ func liveBrokerEntry(b zkutils.BrokerInfo, version int16) protocol.UpdateMetadat
 	}
 	for _, ep := range b.EndPoints {
 		e.EndPoints = append(e.EndPoints, protocol.UpdateMetadataRequestEndPoints{Port: ep.Port, Host: ep.Host,
-			ListenerName: ep.ListenerName, SecurityProtocolType: securityProtocolID(ep.SecurityProtocol)})
+			ListenerName: ep.ListenerName, SecurityProtocolType: ep.SecurityProtocol.ID()})
 	}
 	if b.Rack != "" {
 		r := b.Rack

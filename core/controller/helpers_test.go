@@ -204,7 +204,7 @@ func newFakeBroker(t testing.TB, id int32) *fakeBroker {
 func (b *fakeBroker) port() int32 { return int32(b.ln.Addr().(*net.TCPAddr).Port) }
 
 func (b *fakeBroker) info() zkutils.BrokerInfo {
-	return zkutils.NewBrokerInfo(b.id, 4, []zkutils.RegisteredEndPoint{{ListenerName: "PLAINTEXT", SecurityProtocol: "PLAINTEXT",
+	return zkutils.NewBrokerInfo(b.id, 4, []zkutils.RegisteredEndPoint{{ListenerName: "PLAINTEXT", SecurityProtocol: common.PLAINTEXT,
 		Host: "127.0.0.1", Port: b.port()}}, -1, "", time.Now().UnixMilli())
 }
 

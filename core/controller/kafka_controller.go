@@ -171,7 +171,7 @@ func (c *KafkaController) setEpoch(epoch, zkVersion int32) {
 // uncleanLeaderElectionEnable is the topic's unclean.leader.election.enable:
 // its override in /config/topics/<topic>, else the broker's setting.
 func (c *KafkaController) uncleanLeaderElectionEnable(topic string) bool {
-	def := c.config.GetBoolean("unclean.leader.election.enable")
+	def := c.config.UncleanLeaderElectionEnable
 	cfg, err := c.zkUtils.FetchEntityConfig(zkutils.ConfigTypeTopic, topic)
 	if err != nil {
 		c.log.WithError(err).Warnf("cannot read the config of topic %s; using the broker default", topic)
@@ -263,10 +263,10 @@ func (c *KafkaController) doControllerFailover() error {
 	c.log.Infof("Broker %d is ready to serve as the new controller with epoch %d", c.config.BrokerID, c.ctx.Epoch)
 	c.maybeTriggerPartitionReassignment()
 	c.onPreferredReplicaElection(sortedPartitions(c.ctx.PartitionsUndergoingPreferredReplicaElection), false)
-	if c.config.GetBoolean("auto.leader.rebalance.enable") && c.autoRebalanceScheduler != nil {
+	if c.config.AutoLeaderRebalanceEnable && c.autoRebalanceScheduler != nil {
 		c.log.Info("starting the partition rebalance scheduler")
 		c.autoRebalanceScheduler.Startup()
-		interval := time.Duration(c.config.GetLong("leader.imbalance.check.interval.seconds")) * time.Second
+		interval := time.Duration(c.config.LeaderImbalanceCheckIntervalSeconds) * time.Second
 		c.autoRebalanceScheduler.Schedule("partition-rebalance-thread", c.autoRebalanceTask, 5*time.Second, interval)
 	}
 	c.deleteTopicManager.Start()
@@ -287,7 +287,7 @@ func (c *KafkaController) onControllerResignation() {
 	dtm := c.deleteTopicManager
 	c.controllerLock.Unlock()
 	dtm.Shutdown()
-	if c.config.GetBoolean("auto.leader.rebalance.enable") && c.autoRebalanceScheduler != nil {
+	if c.config.AutoLeaderRebalanceEnable && c.autoRebalanceScheduler != nil {
 		c.autoRebalanceScheduler.Shutdown()
 	}
 	c.controllerLock.Lock()
@@ -410,8 +410,8 @@ func (c *KafkaController) initializeControllerContext() error {
 }
 
 func (c *KafkaController) startChannelManager() {
-	timeout := time.Duration(c.config.GetInt("controller.socket.timeout.ms")) * time.Millisecond
-	requestTimeout := time.Duration(c.config.GetInt("request.timeout.ms")) * time.Millisecond
+	timeout := time.Duration(c.config.ControllerSocketTimeoutMs) * time.Millisecond
+	requestTimeout := time.Duration(c.config.RequestTimeoutMs) * time.Millisecond
 	c.channelManager = newControllerChannelManager(c.config.BrokerID, c.epoch.Load, c.config.InterBrokerListenerName, timeout, requestTimeout,
 		c.ctx.LiveOrShuttingDownBrokers(), c.log, c.stateChangeLog)
 	c.channelManager.Startup()

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkafka/zkafka/clients/common"
 	"github.com/zkafka/zkafka/clients/protocol"
 	"github.com/zkafka/zkafka/core/metrics"
 	"github.com/zkafka/zkafka/core/server/config"
@@ -20,7 +21,7 @@ func metricsServer(t *testing.T) (*SocketServer, *metrics.Registry, string) {
 	t.Helper()
 	reg := metrics.NewRegistry(nil)
 	cfg := SocketServerConfig{
-		Listeners:         []config.EndPoint{{Host: "127.0.0.1", Port: 0, ListenerName: "PLAINTEXT", SecurityProtocol: "PLAINTEXT"}},
+		Listeners:         []config.EndPoint{{Host: "127.0.0.1", Port: 0, ListenerName: "PLAINTEXT", SecurityProtocol: common.PLAINTEXT}},
 		NumNetworkThreads: 2, QueuedMaxRequests: 16, SocketRequestMaxBytes: 1 << 20,
 		MaxConnectionsPerIP: 1 << 30, ConnectionsMaxIdle: time.Minute, Metrics: reg,
 	}

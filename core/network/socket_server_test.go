@@ -17,6 +17,7 @@ import (
 	"github.com/sirupsen/logrus"
 	"go.uber.org/goleak"
 
+	"github.com/zkafka/zkafka/clients/common"
 	"github.com/zkafka/zkafka/clients/protocol"
 	"github.com/zkafka/zkafka/core/server/config"
 )
@@ -55,7 +56,7 @@ type testServer struct {
 func startServer(t *testing.T, mutate func(*SocketServerConfig)) *testServer {
 	t.Helper()
 	cfg := SocketServerConfig{
-		Listeners:         []config.EndPoint{{Host: "127.0.0.1", Port: 0, ListenerName: "PLAINTEXT", SecurityProtocol: "PLAINTEXT"}},
+		Listeners:         []config.EndPoint{{Host: "127.0.0.1", Port: 0, ListenerName: "PLAINTEXT", SecurityProtocol: common.PLAINTEXT}},
 		NumNetworkThreads: 3, QueuedMaxRequests: 16, SocketRequestMaxBytes: 1 << 20,
 		MaxConnectionsPerIP: 1 << 30, ConnectionsMaxIdle: time.Minute,
 	}

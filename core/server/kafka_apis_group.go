@@ -30,7 +30,7 @@ func (a *KafkaApis) handleOffsetCommitRequest(req *network.Request) error {
 	if a.zkUtils == nil {
 		return protocol.ErrGroupCoordinatorNotAvailable
 	}
-	maxMeta := int(a.config.GetInt("offset.metadata.max.bytes"))
+	maxMeta := int(a.config.OffsetMetadataMaxSize)
 	resp := &protocol.OffsetCommitResponse{Version: or.Version}
 	for _, t := range or.Topics {
 		rt := protocol.OffsetCommitResponseResponses{Topic: t.Topic}
@@ -102,7 +102,7 @@ func (a *KafkaApis) handleOffsetFetchRequest(req *network.Request) error {
 // authentication (PLAINTEXT, or already authenticated), so the handshake is out of place:
 // ILLEGAL_SASL_STATE with the enabled mechanisms.
 func (a *KafkaApis) handleSaslHandshakeRequest(req *network.Request) error {
-	mechs := a.config.GetList("sasl.enabled.mechanisms")
+	mechs := a.config.SaslEnabledMechanisms
 	if mechs == nil {
 		mechs = []string{}
 	}

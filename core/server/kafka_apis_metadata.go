@@ -124,14 +124,14 @@ func adminErrorToKafka(err error) error {
 }
 
 func (a *KafkaApis) createGroupMetadataTopic() protocol.MetadataResponseTopicMetadata {
-	rf := a.config.GetShort("offsets.topic.replication.factor")
+	rf := a.config.OffsetsTopicReplicationFactor
 	if alive := len(a.metadataCache.GetAliveBrokers()); alive > 0 && int(rf) > alive {
 		rf = int16(alive)
 	}
 	configs := map[string]string{
 		"cleanup.policy":   "compact",
-		"segment.bytes":    fmt.Sprint(a.config.GetInt("offsets.topic.segment.bytes")),
+		"segment.bytes":    fmt.Sprint(a.config.OffsetsTopicSegmentBytes),
 		"compression.type": "producer",
 	}
-	return a.createTopic(GroupMetadataTopicName, a.config.GetInt("offsets.topic.num.partitions"), int32(rf), configs)
+	return a.createTopic(GroupMetadataTopicName, a.config.OffsetsTopicPartitions, int32(rf), configs)
 }

@@ -326,20 +326,20 @@ func (s *KafkaServer) createLogManager(defaultLog *log.LogConfig) (*log.LogManag
 	}
 	c := s.config
 	cleaner := log.NewCleanerConfig()
-	cleaner.NumThreads = int(c.GetInt("log.cleaner.threads"))
-	cleaner.DedupeBufferSize = c.GetLong("log.cleaner.dedupe.buffer.size")
-	cleaner.DedupeBufferLoadFactor = c.GetDouble("log.cleaner.io.buffer.load.factor")
-	cleaner.IOBufferSize = int(c.GetInt("log.cleaner.io.buffer.size"))
+	cleaner.NumThreads = int(c.LogCleanerThreads)
+	cleaner.DedupeBufferSize = c.LogCleanerDedupeBufferSize
+	cleaner.DedupeBufferLoadFactor = c.LogCleanerDedupeBufferLoadFactor
+	cleaner.IOBufferSize = int(c.LogCleanerIoBufferSize)
 	cleaner.MaxMessageSize = int(c.MessageMaxBytes)
-	cleaner.MaxIOBytesPerSecond = c.GetDouble("log.cleaner.io.max.bytes.per.second")
-	cleaner.BackOff = msDuration(c.GetLong("log.cleaner.backoff.ms"))
-	cleaner.EnableCleaner = c.GetBoolean("log.cleaner.enable")
+	cleaner.MaxIOBytesPerSecond = c.LogCleanerIoMaxBytesPerSecond
+	cleaner.BackOff = msDuration(c.LogCleanerBackoffMs)
+	cleaner.EnableCleaner = c.LogCleanerEnable
 	return log.NewLogManager(log.LogManagerConfig{
 		LogDirs: c.LogDirs, TopicConfigs: topicConfigs, DefaultConfig: defaultLog, CleanerConfig: cleaner,
 		IOThreads:       int(c.NumRecoveryThreadsPerDataDir),
-		FlushCheck:      msDuration(c.GetLong("log.flush.scheduler.interval.ms")),
-		FlushCheckpoint: msDuration(int64(c.GetInt("log.flush.offset.checkpoint.interval.ms"))),
-		RetentionCheck:  msDuration(c.GetLong("log.retention.check.interval.ms")),
+		FlushCheck:      msDuration(c.LogFlushSchedulerIntervalMs),
+		FlushCheckpoint: msDuration(int64(c.LogFlushOffsetCheckpointIntervalMs)),
+		RetentionCheck:  msDuration(c.LogCleanupIntervalMs),
 		Metrics:         s.Metrics,
 	}, s.kafkaScheduler, &s.BrokerState, s.time, s.loggers.Server)
 }

@@ -90,15 +90,15 @@ func (f *fieldsFormatter) Format(e *logrus.Entry) ([]byte, error) {
 // Kafka 0.10.2: KafkaServer.controlledShutdown (networkClientControlledShutdown). A connection
 // is kept while the controller stays the same and dropped after an I/O error, as there.
 func (s *KafkaServer) controlledShutdown() bool {
-	if !s.config.GetBoolean("controlled.shutdown.enable") {
+	if !s.config.ControlledShutdownEnable {
 		return false
 	}
 	s.logger.Info("Starting controlled shutdown")
 	s.BrokerState.NewState(brokerstate.PendingControlledShutdown)
 
-	retries := int(s.config.GetInt("controlled.shutdown.max.retries"))
-	backoff := time.Duration(s.config.GetLong("controlled.shutdown.retry.backoff.ms")) * time.Millisecond
-	socketTimeout := time.Duration(s.config.GetInt("controller.socket.timeout.ms")) * time.Millisecond
+	retries := int(s.config.ControlledShutdownMaxRetries)
+	backoff := time.Duration(s.config.ControlledShutdownRetryBackoffMs) * time.Millisecond
+	socketTimeout := time.Duration(s.config.ControllerSocketTimeoutMs) * time.Millisecond
 
 	var conn *blockingChannel
 	defer func() {

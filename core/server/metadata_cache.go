@@ -20,10 +20,6 @@ type node struct {
 	rack *string
 }
 
-// securityProtocolNames maps UpdateMetadata's security_protocol_type ids to names
-// (SecurityProtocol.forId); in v1 and v2 the listener name is the protocol name.
-var securityProtocolNames = map[int16]string{0: "PLAINTEXT", 1: "SSL", 2: "SASL_PLAINTEXT", 3: "SASL_SSL", 100: "TRACE"}
-
 // MetadataCache is the broker's copy of the cluster metadata the controller sends in
 // UpdateMetadata: live brokers (with an address per listener), partition states and the
 // controller id. Metadata requests are answered from it.
@@ -230,18 +226,19 @@ func (c *MetadataCache) UpdateCache(correlationID int32, req *protocol.UpdateMet
 	for _, b := range req.LiveBrokers {
 		nodes := map[string]node{}
 		broker := cluster.Broker{ID: b.ID, EndPoints: map[string]cluster.EndPoint{}, Rack: b.Rack}
-		add := func(listener, proto, host string, port int32) {
+		add := func(listener string, proto common.SecurityProtocol, host string, port int32) {
 			broker.EndPoints[listener] = cluster.EndPoint{ListenerName: listener, SecurityProtocol: proto, Host: host, Port: port}
 			nodes[listener] = node{id: b.ID, host: host, port: port, rack: b.Rack}
 		}
 		if req.Version == 0 {
-			add("PLAINTEXT", "PLAINTEXT", b.Host, b.Port)
+			add("PLAINTEXT", common.PLAINTEXT, b.Host, b.Port)
 		} else {
 			for _, ep := range b.EndPoints {
-				proto := securityProtocolNames[ep.SecurityProtocolType]
+				// SecurityProtocol.forId; in v1 and v2 the listener name is the protocol's name.
+				proto := common.SecurityProtocol(ep.SecurityProtocolType)
 				listener := ep.ListenerName
 				if req.Version < 3 {
-					listener = proto
+					listener = proto.String()
 				}
 				add(listener, proto, ep.Host, ep.Port)
 			}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -42,16 +43,21 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string, st
 	props, err := getPropsFromArgs(args, stderr)
 	if err != nil {
 		if !errors.Is(err, errUsagePrinted) {
-			logger.WithField("logger", "kafka.Kafka$").Fatalf("%v", err)
+			logger.WithField("logger", "kafka.Kafka$").WithField(throwableField, throwable(err)).Fatal("")
 		}
 		return 1
 	}
 	cfg, err := config.FromProps(props)
 	if err != nil {
-		logger.WithField("logger", "kafka.Kafka$").Errorf("FATAL %v", err)
+		// kafka.Kafka.main: fatal(e) logs no message of its own, then the exception; exit 1.
+		logger.WithField("logger", "kafka.Kafka$").WithField(throwableField, throwable(err)).Fatal("")
 		return 1
 	}
-	logger.WithField("logger", "kafka.server.KafkaConfig").Info("KafkaConfig values: \n" + cfg.LogString())
+	cfgLog := logger.WithField("logger", "kafka.server.KafkaConfig")
+	cfgLog.Info(cfg.LogString())
+	for _, m := range cfg.UnusedMessages() {
+		cfgLog.Warn(m)
+	}
 	base := logrus.NewEntry(logger)
 	srv := server.NewKafkaServerStartable(cfg, server.Loggers{
 		Server:      base.WithField("logger", "kafka"),
@@ -76,6 +82,26 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string, st
 }
 
 var errUsagePrinted = errors.New("usage printed")
+
+// throwableField carries the exception log4j prints on the line after a message.
+const throwableField = "throwable"
+
+// throwable renders err as Java's Throwable.toString, "<exception class>: <message>", with the
+// class 0.10.2 throws for it (the stack trace that follows in Kafka's log is not reproduced).
+func throwable(err error) string {
+	var ce *kconfig.ConfigException
+	var iae *config.IllegalArgumentException
+	var pe *fs.PathError
+	switch {
+	case errors.As(err, &ce):
+		return "org.apache.kafka.common.config.ConfigException: " + ce.Msg
+	case errors.As(err, &iae):
+		return "java.lang.IllegalArgumentException: " + iae.Msg
+	case errors.As(err, &pe) && errors.Is(err, fs.ErrNotExist):
+		return "java.io.FileNotFoundException: " + pe.Path + " (No such file or directory)"
+	}
+	return "org.apache.kafka.common.KafkaException: " + err.Error()
+}
 
 // getPropsFromArgs loads the properties file and applies the --override options; any other
 // non-option argument is an error, as in kafka.Kafka.
@@ -187,7 +213,7 @@ func (log4jFormatter) Format(e *logrus.Entry) ([]byte, error) {
 	b.WriteString(" (" + logger + ")")
 	var extra []string
 	for k, v := range e.Data {
-		if k == "logger" || k == "ident" {
+		if k == "logger" || k == "ident" || k == throwableField {
 			continue
 		}
 		extra = append(extra, fmt.Sprintf("%s=%v", k, v))
@@ -197,6 +223,9 @@ func (log4jFormatter) Format(e *logrus.Entry) ([]byte, error) {
 		b.WriteString(" " + strings.Join(extra, " "))
 	}
 	b.WriteByte('\n')
+	if t, ok := e.Data[throwableField].(string); ok {
+		b.WriteString(t + "\n")
+	}
 	return []byte(b.String()), nil
 }
 

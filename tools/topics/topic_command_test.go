@@ -39,7 +39,7 @@ func newCluster(t *testing.T, brokerIDs ...int32) *cluster {
 		t.Fatal(err)
 	}
 	for _, id := range brokerIDs {
-		ep := zkutils.RegisteredEndPoint{ListenerName: "PLAINTEXT", SecurityProtocol: "PLAINTEXT", Host: "localhost", Port: 9092 + id}
+		ep := zkutils.RegisteredEndPoint{ListenerName: "PLAINTEXT", SecurityProtocol: common.PLAINTEXT, Host: "localhost", Port: 9092 + id}
 		if err := z.RegisterBrokerInZk(zkutils.NewBrokerInfo(id, 4, []zkutils.RegisteredEndPoint{ep}, -1, "", 1)); err != nil {
 			t.Fatal(err)
 		}
