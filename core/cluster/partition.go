@@ -458,7 +458,7 @@ func (p *Partition) AppendRecordsToLeader(records *record.MemoryRecords, require
 		}
 		info, err := l.Append(records, true)
 		if err != nil {
-			return info, false, ToKafkaError(err)
+			return info, false, err
 		}
 		p.replicaManager.TryCompleteDelayedFetch(purgatory.NewTopicPartitionOperationKey(p.topicPartition))
 		inc, err := p.maybeIncrementLeaderHW(leader, p.time.Milliseconds())

@@ -95,32 +95,9 @@ func (a *KafkaApis) createTopic(topic string, numPartitions, replicationFactor i
 		// another broker created it meanwhile
 	default:
 		a.logger.WithError(err).Warnf("Auto creation of topic %s failed", topic)
-		md.TopicErrorCode = protocol.CodeOf(adminErrorToKafka(err))
+		md.TopicErrorCode = protocol.CodeOf(err)
 	}
 	return md
-}
-
-// adminErrorToKafka maps core/admin's exception kinds to the Kafka errors they are on the wire
-// (Errors.forException).
-func adminErrorToKafka(err error) error {
-	kinds := []struct {
-		kind error
-		code *protocol.Error
-	}{
-		{admin.ErrTopicExists, protocol.ErrTopicAlreadyExists},
-		{admin.ErrInvalidTopic, protocol.ErrInvalidTopicException},
-		{admin.ErrInvalidPartitions, protocol.ErrInvalidPartitions},
-		{admin.ErrInvalidReplicationFactor, protocol.ErrInvalidReplicationFactor},
-		{admin.ErrInvalidReplicaAssignment, protocol.ErrInvalidReplicaAssignment},
-		{admin.ErrInvalidConfig, protocol.ErrInvalidConfig},
-		{admin.ErrUnknownTopicOrPartition, protocol.ErrUnknownTopicOrPartition},
-	}
-	for _, k := range kinds {
-		if errors.Is(err, k.kind) {
-			return fmt.Errorf("%w: %w", k.code, err)
-		}
-	}
-	return err
 }
 
 func (a *KafkaApis) createGroupMetadataTopic() protocol.MetadataResponseTopicMetadata {
