@@ -265,7 +265,7 @@ func (b *fakeBroker) serve(c net.Conn) {
 		case *protocol.LeaderAndIsrRequest:
 			lr := &protocol.LeaderAndIsrResponse{Version: r.Version}
 			for _, p := range r.PartitionStates {
-				lr.Partitions = append(lr.Partitions, protocol.LeaderAndIsrResponsePartitions{Topic: p.Topic, Partition: p.Partition})
+				lr.Partitions = append(lr.Partitions, protocol.LeaderAndIsrResponsePartition{Topic: p.Topic, Partition: p.Partition})
 			}
 			resp = lr
 		case *protocol.StopReplicaRequest:
@@ -275,7 +275,7 @@ func (b *fakeBroker) serve(c net.Conn) {
 				if r.DeletePartitions {
 					code = stopErr
 				}
-				sr.Partitions = append(sr.Partitions, protocol.StopReplicaResponsePartitions{Topic: p.Topic, Partition: p.Partition, ErrorCode: code})
+				sr.Partitions = append(sr.Partitions, protocol.StopReplicaResponsePartition{Topic: p.Topic, Partition: p.Partition, ErrorCode: code})
 			}
 			resp = sr
 		case *protocol.UpdateMetadataRequest:
@@ -303,8 +303,8 @@ func (b *fakeBroker) reset() {
 
 // leaderAndIsrStates collects every partition state received in LeaderAndIsr
 // requests, the latest per partition.
-func (b *fakeBroker) leaderAndIsrStates() map[common.TopicPartition]protocol.LeaderAndIsrRequestPartitionStates {
-	out := map[common.TopicPartition]protocol.LeaderAndIsrRequestPartitionStates{}
+func (b *fakeBroker) leaderAndIsrStates() map[common.TopicPartition]protocol.LeaderAndIsrRequestPartitionState {
+	out := map[common.TopicPartition]protocol.LeaderAndIsrRequestPartitionState{}
 	for _, r := range b.snapshot() {
 		if req, ok := r.msg.(*protocol.LeaderAndIsrRequest); ok {
 			for _, p := range req.PartitionStates {
@@ -316,8 +316,8 @@ func (b *fakeBroker) leaderAndIsrStates() map[common.TopicPartition]protocol.Lea
 }
 
 // updateMetadataStates is the same for UpdateMetadata.
-func (b *fakeBroker) updateMetadataStates() map[common.TopicPartition]protocol.UpdateMetadataRequestPartitionStates {
-	out := map[common.TopicPartition]protocol.UpdateMetadataRequestPartitionStates{}
+func (b *fakeBroker) updateMetadataStates() map[common.TopicPartition]protocol.UpdateMetadataRequestPartitionState {
+	out := map[common.TopicPartition]protocol.UpdateMetadataRequestPartitionState{}
 	for _, r := range b.snapshot() {
 		if req, ok := r.msg.(*protocol.UpdateMetadataRequest); ok {
 			for _, p := range req.PartitionStates {

@@ -234,12 +234,12 @@ func checkZkAndKafkaOffsets(t *testing.T, srv *KafkaServer, c *rawClient, topic 
 	t.Helper()
 	commit := func(version int16, offset int64) int16 {
 		req := &protocol.OffsetCommitRequest{Version: version, GroupID: "zkg", GroupGenerationID: -1, RetentionTime: -1,
-			Topics: []protocol.OffsetCommitRequestTopics{{Topic: topic, Partitions: []protocol.OffsetCommitRequestPartitions{{Partition: 0, Offset: offset, Timestamp: -1}}}}}
+			Topics: []protocol.OffsetCommitRequestTopic{{Topic: topic, Partitions: []protocol.OffsetCommitRequestTopicPartition{{Partition: 0, Offset: offset, Timestamp: -1}}}}}
 		return c.roundTrip(t, req).(*protocol.OffsetCommitResponse).Responses[0].PartitionResponses[0].ErrorCode
 	}
 	fetch := func(version int16) int64 {
-		req := &protocol.OffsetFetchRequest{Version: version, GroupID: "zkg", Topics: []protocol.OffsetFetchRequestTopics{{Topic: topic,
-			Partitions: []protocol.OffsetFetchRequestPartitions{{Partition: 0}}}}}
+		req := &protocol.OffsetFetchRequest{Version: version, GroupID: "zkg", Topics: []protocol.OffsetFetchRequestTopic{{Topic: topic,
+			Partitions: []protocol.OffsetFetchRequestTopicPartition{{Partition: 0}}}}}
 		return c.roundTrip(t, req).(*protocol.OffsetFetchResponse).Responses[0].PartitionResponses[0].Offset
 	}
 	if code := commit(0, 42); code != 0 {

@@ -217,9 +217,9 @@ func (a *KafkaApis) handleGroupRequest(req *network.Request) error {
 		}
 		c.HandleJoinGroup(r.GroupID, r.MemberID, clientIDOf(req), clientHostOf(req), rebalance, r.SessionTimeout, r.ProtocolType, protocols,
 			func(res coordinator.JoinGroupResult) {
-				members := make([]protocol.JoinGroupResponseMembers, len(res.Members))
+				members := make([]protocol.JoinGroupResponseMember, len(res.Members))
 				for i, m := range res.Members {
-					members[i] = protocol.JoinGroupResponseMembers{MemberID: m.MemberID, MemberMetadata: m.Metadata}
+					members[i] = protocol.JoinGroupResponseMember{MemberID: m.MemberID, MemberMetadata: m.Metadata}
 				}
 				a.sendResponse(req, &protocol.JoinGroupResponse{Version: r.Version, ErrorCode: res.ErrorCode, GenerationID: res.GenerationID,
 					GroupProtocol: res.SubProtocol, LeaderID: res.LeaderID, MemberID: res.MemberID, Members: members})
@@ -244,13 +244,13 @@ func (a *KafkaApis) handleGroupRequest(req *network.Request) error {
 			a.sendResponse(req, &protocol.LeaveGroupResponse{Version: r.Version, ErrorCode: code})
 		})
 	case *protocol.DescribeGroupsRequest:
-		resp := &protocol.DescribeGroupsResponse{Version: r.Version, Groups: []protocol.DescribeGroupsResponseGroups{}}
+		resp := &protocol.DescribeGroupsResponse{Version: r.Version, Groups: []protocol.DescribeGroupsResponseGroup{}}
 		for _, id := range r.GroupIds {
 			code, s := c.HandleDescribeGroup(id)
-			g := protocol.DescribeGroupsResponseGroups{ErrorCode: code, GroupID: id, State: s.State, ProtocolType: s.ProtocolType,
-				Protocol: s.Protocol, Members: []protocol.DescribeGroupsResponseMembers{}}
+			g := protocol.DescribeGroupsResponseGroup{ErrorCode: code, GroupID: id, State: s.State, ProtocolType: s.ProtocolType,
+				Protocol: s.Protocol, Members: []protocol.DescribeGroupsResponseGroupMember{}}
 			for _, m := range s.Members {
-				g.Members = append(g.Members, protocol.DescribeGroupsResponseMembers{MemberID: m.MemberID, ClientID: m.ClientID,
+				g.Members = append(g.Members, protocol.DescribeGroupsResponseGroupMember{MemberID: m.MemberID, ClientID: m.ClientID,
 					ClientHost: m.ClientHost, MemberMetadata: orEmpty(m.Metadata), MemberAssignment: orEmpty(m.Assignment)})
 			}
 			resp.Groups = append(resp.Groups, g)
@@ -258,9 +258,9 @@ func (a *KafkaApis) handleGroupRequest(req *network.Request) error {
 		a.sendResponse(req, resp)
 	case *protocol.ListGroupsRequest:
 		code, groups := c.HandleListGroups()
-		resp := &protocol.ListGroupsResponse{Version: r.Version, ErrorCode: code, Groups: []protocol.ListGroupsResponseGroups{}}
+		resp := &protocol.ListGroupsResponse{Version: r.Version, ErrorCode: code, Groups: []protocol.ListGroupsResponseGroup{}}
 		for _, g := range groups {
-			resp.Groups = append(resp.Groups, protocol.ListGroupsResponseGroups{GroupID: g.GroupID, ProtocolType: g.ProtocolType})
+			resp.Groups = append(resp.Groups, protocol.ListGroupsResponseGroup{GroupID: g.GroupID, ProtocolType: g.ProtocolType})
 		}
 		a.sendResponse(req, resp)
 	default:
@@ -294,14 +294,14 @@ func (a *KafkaApis) handleOffsetCommitV1(req *network.Request, or *protocol.Offs
 	respond := func(codes map[common.TopicPartition]int16) {
 		resp := &protocol.OffsetCommitResponse{Version: or.Version}
 		for _, t := range or.Topics {
-			rt := protocol.OffsetCommitResponseResponses{Topic: t.Topic}
+			rt := protocol.OffsetCommitResponseTopic{Topic: t.Topic}
 			for _, p := range t.Partitions {
 				tp := common.TopicPartition{Topic: t.Topic, Partition: p.Partition}
 				code, ok := codes[tp]
 				if !ok {
 					code = unknown[tp]
 				}
-				rt.PartitionResponses = append(rt.PartitionResponses, protocol.OffsetCommitResponsePartitionResponses{Partition: p.Partition, ErrorCode: code})
+				rt.PartitionResponses = append(rt.PartitionResponses, protocol.OffsetCommitResponseTopicPartition{Partition: p.Partition, ErrorCode: code})
 			}
 			resp.Responses = append(resp.Responses, rt)
 		}
@@ -334,15 +334,15 @@ func (a *KafkaApis) handleOffsetFetchV1(req *network.Request, or *protocol.Offse
 	resp := &protocol.OffsetFetchResponse{Version: or.Version}
 	add := func(tp common.TopicPartition, d coordinator.OffsetFetchPartitionData) {
 		md := d.Metadata
-		pr := protocol.OffsetFetchResponsePartitionResponses{Partition: tp.Partition, Offset: d.Offset, Metadata: &md, ErrorCode: d.ErrorCode}
+		pr := protocol.OffsetFetchResponseTopicPartition{Partition: tp.Partition, Offset: d.Offset, Metadata: &md, ErrorCode: d.ErrorCode}
 		for i := range resp.Responses {
 			if resp.Responses[i].Topic == tp.Topic {
 				resp.Responses[i].PartitionResponses = append(resp.Responses[i].PartitionResponses, pr)
 				return
 			}
 		}
-		resp.Responses = append(resp.Responses, protocol.OffsetFetchResponseResponses{Topic: tp.Topic,
-			PartitionResponses: []protocol.OffsetFetchResponsePartitionResponses{pr}})
+		resp.Responses = append(resp.Responses, protocol.OffsetFetchResponseTopic{Topic: tp.Topic,
+			PartitionResponses: []protocol.OffsetFetchResponseTopicPartition{pr}})
 	}
 	if tps != nil {
 		for _, tp := range tps {

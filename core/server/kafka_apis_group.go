@@ -33,7 +33,7 @@ func (a *KafkaApis) handleOffsetCommitRequest(req *network.Request) error {
 	maxMeta := int(a.config.OffsetMetadataMaxSize)
 	resp := &protocol.OffsetCommitResponse{Version: or.Version}
 	for _, t := range or.Topics {
-		rt := protocol.OffsetCommitResponseResponses{Topic: t.Topic}
+		rt := protocol.OffsetCommitResponseTopic{Topic: t.Topic}
 		for _, p := range t.Partitions {
 			var code int16
 			switch {
@@ -45,7 +45,7 @@ func (a *KafkaApis) handleOffsetCommitRequest(req *network.Request) error {
 				err := a.zkUtils.UpdateConsumerOffset(or.GroupID, common.TopicPartition{Topic: t.Topic, Partition: p.Partition}, p.Offset)
 				code = protocol.CodeOf(err)
 			}
-			rt.PartitionResponses = append(rt.PartitionResponses, protocol.OffsetCommitResponsePartitionResponses{Partition: p.Partition, ErrorCode: code})
+			rt.PartitionResponses = append(rt.PartitionResponses, protocol.OffsetCommitResponseTopicPartition{Partition: p.Partition, ErrorCode: code})
 		}
 		resp.Responses = append(resp.Responses, rt)
 	}
@@ -72,9 +72,9 @@ func (a *KafkaApis) handleOffsetFetchRequest(req *network.Request) error {
 	empty := ""
 	resp := &protocol.OffsetFetchResponse{Version: or.Version}
 	for _, t := range or.Topics {
-		rt := protocol.OffsetFetchResponseResponses{Topic: t.Topic}
+		rt := protocol.OffsetFetchResponseTopic{Topic: t.Topic}
 		for _, p := range t.Partitions {
-			pr := protocol.OffsetFetchResponsePartitionResponses{Partition: p.Partition, Offset: -1, Metadata: &empty,
+			pr := protocol.OffsetFetchResponseTopicPartition{Partition: p.Partition, Offset: -1, Metadata: &empty,
 				ErrorCode: protocol.ErrUnknownTopicOrPartition.Code}
 			if a.metadataCache.Contains(t.Topic) {
 				dirs := zkutils.NewZKGroupTopicDirs(or.GroupID, t.Topic)

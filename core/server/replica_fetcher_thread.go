@@ -142,10 +142,10 @@ func (t *ReplicaFetcherThread) BuildFetchRequest(states []fetcher.PartitionState
 		}
 		tp := s.TopicPartition
 		if n := len(req.Topics); n == 0 || req.Topics[n-1].Topic != tp.Topic {
-			req.Topics = append(req.Topics, protocol.FetchRequestTopics{Topic: tp.Topic})
+			req.Topics = append(req.Topics, protocol.FetchRequestTopic{Topic: tp.Topic})
 		}
 		last := &req.Topics[len(req.Topics)-1]
-		last.Partitions = append(last.Partitions, protocol.FetchRequestPartitions{Partition: tp.Partition,
+		last.Partitions = append(last.Partitions, protocol.FetchRequestTopicPartition{Partition: tp.Partition,
 			FetchOffset: s.State.Offset, MaxBytes: t.fetchSize})
 		offsets[tp] = s.State.Offset
 	}
@@ -311,7 +311,7 @@ func (t *ReplicaFetcherThread) HandleOffsetOutOfRange(tp common.TopicPartition) 
 // earliestOrLatestOffset asks the leader (ListOffsets as this replica) for its log start or end.
 func (t *ReplicaFetcherThread) earliestOrLatestOffset(ctx context.Context, tp common.TopicPartition, ts int64) (int64, error) {
 	req := &protocol.ListOffsetRequest{Version: t.listOffsetsVersion, ReplicaID: t.replicaID,
-		Topics: []protocol.ListOffsetRequestTopics{{Topic: tp.Topic, Partitions: []protocol.ListOffsetRequestPartitions{
+		Topics: []protocol.ListOffsetRequestTopic{{Topic: tp.Topic, Partitions: []protocol.ListOffsetRequestTopicPartition{
 			{Partition: tp.Partition, Timestamp: ts, MaxNumOffsets: 1}}}}}
 	resp := &protocol.ListOffsetResponse{Version: req.Version}
 	if err := t.send.sendRequest(ctx, req, resp); err != nil {

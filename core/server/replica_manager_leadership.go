@@ -42,7 +42,7 @@ func (rm *ReplicaManager) BecomeLeaderOrFollower(correlationID int32, req *proto
 	rm.controllerEpoch = req.ControllerEpoch
 	type pstate struct {
 		p *cluster.Partition
-		s protocol.LeaderAndIsrRequestPartitionStates
+		s protocol.LeaderAndIsrRequestPartitionState
 	}
 	var toLead, toFollow []pstate
 	for _, s := range req.PartitionStates {

@@ -132,7 +132,7 @@ func (r *replicaManagerReplication) maybePropagateIsrChanges() {
 // follower.
 type followerTransition struct {
 	partition *cluster.Partition
-	state     protocol.LeaderAndIsrRequestPartitionStates
+	state     protocol.LeaderAndIsrRequestPartitionState
 }
 
 // makeFollowers makes this broker follow the new leaders:

@@ -135,11 +135,11 @@ func (c *replicationCluster) updateMetadata(states []partitionState, to ...int32
 	c.t.Helper()
 	ur := &protocol.UpdateMetadataRequest{Version: 3, ControllerID: 0, ControllerEpoch: c.epoch}
 	for _, id := range c.live() {
-		ur.LiveBrokers = append(ur.LiveBrokers, protocol.UpdateMetadataRequestLiveBrokers{ID: id,
-			EndPoints: []protocol.UpdateMetadataRequestEndPoints{{Port: c.ports[id], Host: "127.0.0.1", ListenerName: "PLAINTEXT"}}})
+		ur.LiveBrokers = append(ur.LiveBrokers, protocol.UpdateMetadataRequestLiveBroker{ID: id,
+			EndPoints: []protocol.UpdateMetadataRequestLiveBrokerEndPoint{{Port: c.ports[id], Host: "127.0.0.1", ListenerName: "PLAINTEXT"}}})
 	}
 	for _, s := range states {
-		ur.PartitionStates = append(ur.PartitionStates, protocol.UpdateMetadataRequestPartitionStates{Topic: s.topic,
+		ur.PartitionStates = append(ur.PartitionStates, protocol.UpdateMetadataRequestPartitionState{Topic: s.topic,
 			Partition: s.partition, ControllerEpoch: c.epoch, Leader: s.leader, LeaderEpoch: s.leaderEpoch, Isr: s.isr,
 			ZkVersion: s.zkVersion, Replicas: s.replicas})
 	}
@@ -157,11 +157,11 @@ func (c *replicationCluster) updateMetadata(states []partitionState, to ...int32
 func (c *replicationCluster) leaderAndIsr(s partitionState, to ...int32) {
 	c.t.Helper()
 	lr := &protocol.LeaderAndIsrRequest{Version: 0, ControllerID: 0, ControllerEpoch: c.epoch,
-		PartitionStates: []protocol.LeaderAndIsrRequestPartitionStates{{Topic: s.topic, Partition: s.partition,
+		PartitionStates: []protocol.LeaderAndIsrRequestPartitionState{{Topic: s.topic, Partition: s.partition,
 			ControllerEpoch: c.epoch, Leader: s.leader, LeaderEpoch: s.leaderEpoch, Isr: s.isr, ZkVersion: s.zkVersion,
 			Replicas: s.replicas}}}
 	if c.servers[s.leader] != nil {
-		lr.LiveLeaders = []protocol.LeaderAndIsrRequestLiveLeaders{{ID: s.leader, Host: "127.0.0.1", Port: c.ports[s.leader]}}
+		lr.LiveLeaders = []protocol.LeaderAndIsrRequestLiveLeader{{ID: s.leader, Host: "127.0.0.1", Port: c.ports[s.leader]}}
 	}
 	if len(to) == 0 {
 		for _, id := range s.replicas {
@@ -206,8 +206,8 @@ func (c *replicationCluster) produce(leader int32, tp common.TopicPartition, ack
 			c.t.Fatal(err)
 		}
 	}
-	req := &protocol.ProduceRequest{Version: 2, Acks: acks, Timeout: 5000, TopicData: []protocol.ProduceRequestTopicData{
-		{Topic: tp.Topic, Data: []protocol.ProduceRequestData{{Partition: tp.Partition, RecordSet: b.Build()}}}}}
+	req := &protocol.ProduceRequest{Version: 2, Acks: acks, Timeout: 5000, TopicData: []protocol.ProduceRequestTopic{
+		{Topic: tp.Topic, Data: []protocol.ProduceRequestTopicPartition{{Partition: tp.Partition, RecordSet: b.Build()}}}}}
 	cl := c.prod[leader]
 	if cl == nil {
 		cl = dialRaw(c.t, c.ports[leader])

@@ -82,12 +82,12 @@ func Run(_ context.Context, args []string, stdout, stderr io.Writer) int {
 			partitions = append(partitions, int32(n))
 		}
 	}
-	brokers := map[int32]protocol.MetadataResponseBrokers{}
+	brokers := map[int32]protocol.MetadataResponseBroker{}
 	for _, b := range md.Brokers {
 		brokers[b.NodeID] = b
 	}
 	for _, id := range partitions {
-		var pm *protocol.MetadataResponsePartitionMetadata
+		var pm *protocol.MetadataResponseTopicPartition
 		for i := range tm.PartitionMetadata {
 			if tm.PartitionMetadata[i].PartitionID == id {
 				pm = &tm.PartitionMetadata[i]
@@ -144,14 +144,14 @@ func FetchTopicMetadata(topic string, brokers []string, timeout time.Duration) (
 // (replica id -1).
 //
 // Kafka 0.10.2: kafka.consumer.SimpleConsumer.getOffsetsBefore.
-func GetOffsetsBefore(leader protocol.MetadataResponseBrokers, topic string, partition int32, ts int64, max int32) ([]int64, error) {
+func GetOffsetsBefore(leader protocol.MetadataResponseBroker, topic string, partition int32, ts int64, max int32) ([]int64, error) {
 	c, err := connect(net.JoinHostPort(leader.Host, strconv.Itoa(int(leader.Port))), clientID, 10*time.Second)
 	if err != nil {
 		return nil, err
 	}
 	defer c.Close()
-	req := &protocol.ListOffsetRequest{Version: 0, ReplicaID: -1, Topics: []protocol.ListOffsetRequestTopics{{
-		Topic: topic, Partitions: []protocol.ListOffsetRequestPartitions{{Partition: partition, Timestamp: ts, MaxNumOffsets: max}},
+	req := &protocol.ListOffsetRequest{Version: 0, ReplicaID: -1, Topics: []protocol.ListOffsetRequestTopic{{
+		Topic: topic, Partitions: []protocol.ListOffsetRequestTopicPartition{{Partition: partition, Timestamp: ts, MaxNumOffsets: max}},
 	}}}
 	resp := &protocol.ListOffsetResponse{Version: 0}
 	if err := c.Send(req, resp); err != nil {
