@@ -1,7 +1,6 @@
 package controller
 
 import (
-	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -433,17 +432,4 @@ func rrAssignment(partitions int, brokers []int32, rf int) map[int32][]int32 {
 		out[int32(p)] = rs
 	}
 	return out
-}
-
-var errTimeout = errors.New("timeout")
-
-func eventually(d time.Duration, cond func() bool) error {
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			return errTimeout
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return nil
 }

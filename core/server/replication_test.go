@@ -218,17 +218,6 @@ func (c *replicationCluster) produce(leader int32, tp common.TopicPartition, ack
 	return pr.ErrorCode, pr.BaseOffset
 }
 
-func eventually(t testing.TB, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", timeout, what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 func (c *replicationCluster) zkIsr(tp common.TopicPartition) []int32 {
 	c.t.Helper()
 	isr, err := c.servers[c.live()[0]].ZkUtils().GetInSyncReplicasForPartition(tp.Topic, tp.Partition)
@@ -259,19 +248,19 @@ func TestReplicationHighWatermarkAndMinInsyncReplicas(t *testing.T) {
 	if _, hw := c.replica(0, tp); hw != 100 {
 		t.Fatalf("leader HW %d after acks=-1, want 100", hw)
 	}
-	eventually(t, 5*time.Second, "followers' LEO and HW at 100", func() bool {
+	zktest.WaitUntilTrue(t, func() bool {
 		for _, id := range []int32{1, 2} {
 			if leo, hw := c.replica(id, tp); leo != 100 || hw != 100 {
 				return false
 			}
 		}
 		return true
-	})
+	}, "followers' LEO and HW at 100", 5*time.Second)
 
 	// Follower 2 stops fetching (its fetchers go): out of the ISR after the lag.
 	c.repl[2].replicaFetcherManager.CloseAllFetchers()
 	stopped := time.Now()
-	eventually(t, 5*time.Second, "ISR [0 1] in ZooKeeper", func() bool { return slices.Equal(c.zkIsr(tp), []int32{0, 1}) })
+	zktest.WaitUntilTrue(t, func() bool { return slices.Equal(c.zkIsr(tp), []int32{0, 1}) }, "ISR [0 1] in ZooKeeper", 5*time.Second)
 	t.Logf("stuck follower dropped from the ISR after %s (replica.lag.time.max.ms=1000)", time.Since(stopped))
 	if isr := c.servers[0].ReplicaManager().GetPartition(tp).InSyncReplicas(); !slices.Equal(isr, []int32{0, 1}) {
 		t.Fatalf("leader's ISR %v", isr)
@@ -285,7 +274,7 @@ func TestReplicationHighWatermarkAndMinInsyncReplicas(t *testing.T) {
 
 	// Follower 1 stops too: below min.insync.replicas, acks=-1 fails before the append; acks=1 still works.
 	c.repl[1].replicaFetcherManager.CloseAllFetchers()
-	eventually(t, 5*time.Second, "ISR [0] in ZooKeeper", func() bool { return slices.Equal(c.zkIsr(tp), []int32{0}) })
+	zktest.WaitUntilTrue(t, func() bool { return slices.Equal(c.zkIsr(tp), []int32{0}) }, "ISR [0] in ZooKeeper", 5*time.Second)
 	leoBefore, _ := c.replica(0, tp)
 	if code, _ := c.produce(0, tp, -1, 10); code != protocol.ErrNotEnoughReplicas.Code {
 		t.Fatalf("acks=-1 with ISR [0]: error %d, want NOT_ENOUGH_REPLICAS", code)
@@ -304,7 +293,7 @@ func TestReplicationHighWatermarkAndMinInsyncReplicas(t *testing.T) {
 	c.updateMetadata([]partitionState{s}, 1)
 	s.leaderEpoch++
 	c.leaderAndIsr(s, 1)
-	eventually(t, 5*time.Second, "follower 1 back in the ISR", func() bool { return slices.Equal(c.zkIsr(tp), []int32{0, 1}) })
+	zktest.WaitUntilTrue(t, func() bool { return slices.Equal(c.zkIsr(tp), []int32{0, 1}) }, "follower 1 back in the ISR", 5*time.Second)
 	if code, _ := c.produce(0, tp, -1, 10); code != 0 {
 		t.Fatalf("acks=-1 after follower 1 rejoined: error %d", code)
 	}
@@ -370,7 +359,7 @@ func TestBecomeFollowerTruncatesToHighWatermark(t *testing.T) {
 	if code, _ := c.produce(0, tp, -1, 3); code != 0 {
 		t.Fatalf("acks=-1 produce to the new leader: %d", code)
 	}
-	eventually(t, 5*time.Second, "follower at LEO 3", func() bool { leo, _ := c.replica(1, tp); return leo == 3 })
+	zktest.WaitUntilTrue(t, func() bool { leo, _ := c.replica(1, tp); return leo == 3 }, "follower at LEO 3", 5*time.Second)
 	if _, hw := c.replica(1, tp); hw > 3 {
 		t.Fatalf("follower HW %d beyond the leader's", hw)
 	}
@@ -389,10 +378,10 @@ func TestHighWatermarkCheckpointWrittenAndUsedAtRestart(t *testing.T) {
 	}
 	cp := filepath.Join(c.dirs[1], "replication-offset-checkpoint")
 	want := "0\n1\nhwp 0 25\n"
-	eventually(t, 5*time.Second, "follower checkpoint with HW 25", func() bool {
+	zktest.WaitUntilTrue(t, func() bool {
 		b, _ := os.ReadFile(cp)
 		return string(b) == want
-	})
+	}, "follower checkpoint with HW 25", 5*time.Second)
 	c.stop(1)
 	if b, _ := os.ReadFile(cp); string(b) != want {
 		t.Fatalf("checkpoint after shutdown %q, want %q", b, want)
