@@ -114,9 +114,18 @@ func (a *KafkaApis) Handle(req *network.Request) {
 		err = a.handleOffsetFetchRequest(req)
 	case protocol.GroupCoordinator:
 		err = a.handleGroupCoordinatorRequest(req)
-	case protocol.JoinGroup, protocol.Heartbeat, protocol.LeaveGroup, protocol.SyncGroup,
-		protocol.DescribeGroups, protocol.ListGroups:
-		err = a.handleGroupRequest(req)
+	case protocol.JoinGroup:
+		err = a.handleJoinGroupRequest(req)
+	case protocol.Heartbeat:
+		err = a.handleHeartbeatRequest(req)
+	case protocol.LeaveGroup:
+		err = a.handleLeaveGroupRequest(req)
+	case protocol.SyncGroup:
+		err = a.handleSyncGroupRequest(req)
+	case protocol.DescribeGroups:
+		err = a.handleDescribeGroupRequest(req)
+	case protocol.ListGroups:
+		err = a.handleListGroupsRequest(req)
 	case protocol.SaslHandshake:
 		err = a.handleSaslHandshakeRequest(req)
 	case protocol.ApiVersions:
