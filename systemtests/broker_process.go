@@ -39,7 +39,8 @@ type BrokerConfig struct {
 
 // defaultBrokerProperties are the harness' server.properties keys besides broker.id, listeners,
 // log.dirs and zookeeper.connect: test-friendly sizes, no automatic topic creation, and no
-// controlled shutdown while there is no controller to ask (issue 6 turns it back on).
+// controlled shutdown, so that stopping a broker does not wait for the controller (the tests of
+// controlled shutdown turn it on).
 var defaultBrokerProperties = map[string]string{
 	"num.network.threads":                           "2",
 	"num.io.threads":                                "4",

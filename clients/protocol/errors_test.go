@@ -52,7 +52,7 @@ func TestErrorCodes(t *testing.T) {
 	}
 }
 
-// The retriable set of protocol.md §7 (exception classes extending RetriableException).
+// The retriable set of docs/formats.md §2.4 (exception classes extending RetriableException).
 func TestRetriableErrors(t *testing.T) {
 	want := map[int16]bool{2: true, 3: true, 5: true, 6: true, 7: true, 13: true, 14: true, 15: true, 16: true, 19: true, 20: true, 41: true}
 	for _, e := range AllErrors() {

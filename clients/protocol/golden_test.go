@@ -48,7 +48,7 @@ func checkGolden(t *testing.T, m Message, want []byte, response bool) {
 	}
 }
 
-// protocol.md §4: the exact ApiVersions v0 body a 0.10.2 broker sends.
+// docs/formats.md §2.3: the exact ApiVersions v0 body a 0.10.2 broker sends.
 const apiVersionsV0Golden = `
 0000 00000015          # error_code 0, 21 entries
 0000 0000 0002 | 0001 0000 0003 | 0002 0000 0001 | 0003 0000 0002 | 0004 0000 0000
@@ -60,7 +60,7 @@ const apiVersionsV0Golden = `
 func TestApiVersionsResponseV0Golden(t *testing.T) {
 	want := unhex(t, apiVersionsV0Golden)
 	if len(want) != 132 {
-		t.Fatalf("golden is %d bytes, protocol.md says 132", len(want))
+		t.Fatalf("golden is %d bytes, docs/formats.md §2.3 says 132", len(want))
 	}
 	checkGolden(t, ApiVersionsResponseDefault(), want, true)
 	if got := ApiVersionsResponseFor(0).AppendTo(nil); !bytes.Equal(got, want) {
@@ -74,7 +74,7 @@ func TestApiVersionsResponseV0Golden(t *testing.T) {
 	}
 }
 
-// protocol.md §3.3: any version other than 0 gets error 35 and an empty list, in the v0 layout;
+// docs/formats.md §2.3: any version other than 0 gets error 35 and an empty list, in the v0 layout;
 // the request body is not parsed (here: sarama's v3 body, a compact string and tagged fields).
 func TestApiVersionsUnsupportedVersion(t *testing.T) {
 	for _, v := range []int16{1, 2, 3, 4, 77, -1} {

@@ -13,7 +13,7 @@ import (
 // checkpoint files, the broker config and ZooKeeper (for ISR updates).
 //
 // Kafka 0.10.2: the constructor parameter `replicaManager: ReplicaManager` of
-// kafka.cluster.Partition. *server.ReplicaManager satisfies it (layout.md B.4, the seam).
+// kafka.cluster.Partition. *server.ReplicaManager satisfies it (docs/design.md §1.3, the seam).
 // LogConfigFor stands for Partition's own LogConfig.fromProps(defaults, topic overrides from
 // ZooKeeper), so that Partition does not need the broker's default properties.
 type ReplicaManager interface {

@@ -21,7 +21,7 @@ import (
 )
 
 // The first controller epoch, and the znode version Kafka caches with it (1,
-// although ZooKeeper holds 0: zookeeper.md §10.6).
+// although ZooKeeper holds 0: docs/formats.md §1.3).
 //
 // Kafka 0.10.2: kafka.controller.KafkaController.InitialControllerEpoch(ZkVersion).
 const (
@@ -36,7 +36,7 @@ const (
 // Kafka 0.10.2: kafka.controller.KafkaController. Go's mutex is not reentrant,
 // so controllerLock is taken only at entry points (listeners, Startup,
 // Shutdown, ShutdownBroker, the rebalance task, the deletion goroutine) and
-// every other method expects it held (layout.md B.7).
+// every other method expects it held (docs/locks.md §3).
 type KafkaController struct {
 	config         *config.KafkaConfig
 	zkUtils        *zkutils.ZkUtils
@@ -337,7 +337,7 @@ func (c *KafkaController) readControllerEpochFromZookeeper() error {
 
 // incrementControllerEpoch writes epoch+1 conditionally on the version just
 // read, or creates the node with 1. As in 0.10.2, a failed conditional write
-// is only logged and failover goes on with the epoch read (zookeeper.md §10.7);
+// is only logged and failover goes on with the epoch read (docs/formats.md §1.3);
 // losing the race to create the node aborts the failover.
 func (c *KafkaController) incrementControllerEpoch() error {
 	newEpoch := c.ctx.Epoch + 1
@@ -352,7 +352,7 @@ func (c *KafkaController) incrementControllerEpoch() error {
 		if err != nil {
 			c.log.WithError(err).Error("Error while incrementing controller epoch")
 		} else {
-			// Kafka caches version 1 here although ZooKeeper holds 0 (zookeeper.md §10.6).
+			// Kafka caches version 1 here although ZooKeeper holds 0 (docs/formats.md §1.3).
 			c.setEpoch(InitialControllerEpoch, InitialControllerEpochZkVersion)
 		}
 	case err != nil:

@@ -27,7 +27,7 @@ import (
 	"github.com/zkafka/zkafka/zk/zkutils"
 )
 
-// Loggers are the separate log4j loggers a broker writes to (layout.md B.8). Any may be nil:
+// Loggers are the separate log4j loggers a broker writes to (docs/design.md §5). Any may be nil:
 // Server then falls back to it.
 type Loggers struct {
 	Server      *logrus.Entry // "kafka" (server.log)
@@ -41,7 +41,7 @@ type Loggers struct {
 // Kafka 0.10.2: kafka.server.KafkaServer. Every broker builds a KafkaController
 // (kafka_server_controller.go; only the one elected on /controller is active) and, when
 // controlled.shutdown.enable is set, asks the active one to move its leaderships before it
-// stops. The group coordinator is issue 7; Coordinator is its seam (nil: not built yet).
+// stops. It also builds the GroupCoordinator (kafka_server_coordinator.go) unless a test set one.
 type KafkaServer struct {
 	config  *config.KafkaConfig
 	time    common.Time
@@ -50,7 +50,8 @@ type KafkaServer struct {
 	getenv  func(string) string
 
 	// Controller is the broker's controller module (Startup builds a KafkaController when it is
-	// nil); Coordinator is the hook for issue 7. Set them before Startup.
+	// nil); Coordinator is the group coordinator (Startup builds one when it is nil). Set them
+	// before Startup.
 	Controller  Controller
 	Coordinator GroupCoordinator
 
@@ -217,7 +218,7 @@ func (s *KafkaServer) Startup() (err error) {
 		}
 		s.Controller = s.kafkaController
 	}
-	// The group coordinator (issue 8): built here unless a test set the Coordinator hook.
+	// The group coordinator: built here unless a test set the Coordinator hook.
 	if err = s.startGroupCoordinator(); err != nil {
 		return err
 	}

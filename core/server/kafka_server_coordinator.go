@@ -14,7 +14,7 @@ import (
 // building and stopping the coordinator in KafkaServer's startup and shutdown order.
 
 // GroupCoordinator is what KafkaApis needs from the group coordinator; *coordinator.GroupCoordinator
-// is the implementation (issue 8). A nil one answers every group API with
+// is the implementation. A nil one answers every group API with
 // GROUP_COORDINATOR_NOT_AVAILABLE, as 0.10.2's coordinator does before it is active.
 type GroupCoordinator interface {
 	IsActive() bool

@@ -112,7 +112,7 @@ func deadPort(t *testing.T) int32 {
 	return int32(p)
 }
 
-// The 0.10.2 broker's table as printed by the 0.10.2 tool (tools.md §19).
+// The 0.10.2 broker's table (docs/formats.md §2.3) as printed by the 0.10.2 tool.
 const versions0102 = `(
 	Produce(0): 0 to 2 [usable: 2],
 	Fetch(1): 0 to 3 [usable: 3],

@@ -6,7 +6,7 @@
 // Kafka 0.10.2: kafka.tools.GetOffsetShell (core/src/main/scala/kafka/tools/GetOffsetShell.scala),
 // with kafka.client.ClientUtils.fetchTopicMetadata and SimpleConsumer.getOffsetsBefore.
 //
-// Bookmap: shared/spec/tools.md §18.
+// Bookmap: docs/bookmap.md (001 ch.5, the command-line tools).
 //
 // The requests go over a blocking connection local to this package
 // (blocking_channel.go), standing in for kafka.network.BlockingChannel until

@@ -166,7 +166,7 @@ func TestExecuteAndVerify(t *testing.T) {
 	}
 }
 
-// TestExecuteWithThrottle follows tools.md §6.6's example and the throttle
+// TestExecuteWithThrottle follows Kafka's --throttle example (ReassignPartitionsCommand) and the throttle
 // removal by --verify.
 func TestExecuteWithThrottle(t *testing.T) {
 	c := newCluster(t, 101, 102, 103)

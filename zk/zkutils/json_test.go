@@ -9,7 +9,7 @@ import (
 	"github.com/zkafka/zkafka/clients/common"
 )
 
-// znodeExample is one znode content from shared/spec/zookeeper.md §3: how to
+// znodeExample is one znode content of docs/formats.md §1.2: how to
 // build it, the exact bytes Kafka writes, and a decode that must reproduce the
 // bytes when re-encoded.
 type znodeExample struct {
@@ -231,7 +231,7 @@ func znodeExamples() []znodeExample {
 	}
 }
 
-// TestZnodeJSONGolden checks every znode example of zookeeper.md §3 byte for byte,
+// TestZnodeJSONGolden checks every znode example of docs/formats.md §1.2 byte for byte,
 // and that decoding it and encoding again gives the same bytes.
 func TestZnodeJSONGolden(t *testing.T) {
 	for _, ex := range znodeExamples() {

@@ -18,6 +18,11 @@ const MetricsHTTPHostProp = "metrics.http.host"
 
 var brokerConfigDef = newConfigDef()
 
+// ConfigNames lists every key the broker knows, sorted.
+//
+// Kafka 0.10.2: KafkaConfig.configNames.
+func ConfigNames() []string { return configDef().SortedNames() }
+
 func newConfigDef() *kconfig.ConfigDef {
 	d := kconfig.NewConfigDef()
 	// ZooKeeper

@@ -37,7 +37,7 @@ func TestShippedServerProperties(t *testing.T) {
 	}
 }
 
-// TestDefaults mirrors KafkaConfigTest's default and fallback checks (config.md §3-4).
+// TestDefaults mirrors KafkaConfigTest's default and fallback checks (the fallbacks of KafkaConfig: log.dirs, the roll, retention and flush times).
 func TestDefaults(t *testing.T) {
 	c := mustConfig(t, map[string]string{"zookeeper.connect": "zk:2181"})
 	checks := []struct {
@@ -84,7 +84,7 @@ func TestDefaults(t *testing.T) {
 	}
 }
 
-// TestValidationMessages checks KafkaConfig.validateValues and listener parsing messages (config.md §4-5).
+// TestValidationMessages checks KafkaConfig.validateValues and listener parsing messages .
 func TestValidationMessages(t *testing.T) {
 	base := func(kv ...string) map[string]string {
 		m := map[string]string{"zookeeper.connect": "zk"}
