@@ -99,7 +99,7 @@ func NewKafkaController(cfg *config.KafkaConfig, zkUtils *zkutils.ZkUtils, broke
 	}
 	c := &KafkaController{
 		config: cfg, zkUtils: zkUtils, brokerState: brokerState, time: clock,
-		log:                    log.WithField("logger", "kafka.controller.KafkaController").WithField("logIdent", fmt.Sprintf("[Controller %d]: ", cfg.BrokerID)),
+		log:                    log.WithField("logger", "kafka.controller.KafkaController").WithField("ident", fmt.Sprintf("[Controller %d]: ", cfg.BrokerID)),
 		stateChangeLog:         stateChangeLog,
 		autoRebalanceScheduler: autoRebalanceScheduler,
 		ctx:                    NewControllerContext(),

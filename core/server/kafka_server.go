@@ -31,8 +31,9 @@ import (
 // Server then falls back to it.
 type Loggers struct {
 	Server      *logrus.Entry // "kafka" (server.log)
-	StateChange *logrus.Entry // state.change.logger
-	Request     *logrus.Entry // kafka.request.logger
+	StateChange *logrus.Entry // state.change.logger (state-change.log)
+	Request     *logrus.Entry // kafka.request.logger (kafka-request.log)
+	Controller  *logrus.Entry // kafka.controller (controller.log)
 }
 
 // KafkaServer is one broker: it starts its components in 0.10.2's order and stops them in
@@ -106,6 +107,9 @@ func NewKafkaServer(cfg *config.KafkaConfig, clock common.Time, loggers Loggers,
 	}
 	if loggers.Request == nil {
 		loggers.Request = loggers.Server.WithField("logger", "kafka.request.logger")
+	}
+	if loggers.Controller == nil {
+		loggers.Controller = loggers.Server.WithField("logger", "kafka.controller")
 	}
 	if getenv == nil {
 		getenv = os.Getenv

@@ -41,7 +41,7 @@ var _ Controller = (*controller.KafkaController)(nil)
 // broker's shared one), the "kafka.controller" logger (controller.log) and the
 // state.change.logger (state-change.log).
 func (s *KafkaServer) newKafkaController() *controller.KafkaController {
-	ctlLog := s.loggers.Server.WithField("logger", "kafka.controller")
+	ctlLog := s.loggers.Controller
 	return controller.NewKafkaController(s.config, s.zkUtils, &s.BrokerState, s.time,
 		utils.NewKafkaScheduler(1, ctlLog), ctlLog, entryLogger(s.loggers.StateChange))
 }

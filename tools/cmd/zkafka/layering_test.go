@@ -18,7 +18,7 @@ var ranks = map[string]int{
 	"zk/zkclient": 0, "zk/ensemble": 0,
 	"clients/config": 1, "clients/metrics": 1, "clients/record": 1, "clients/protocol/types": 1,
 	"zk/zkutils": 1, "core/utils": 1, "core/server/brokerstate": 1, "zk/zktest": 1,
-	"clients/protocol/schema": 2, "clients/network": 2, "core/utils/timer": 2,
+	"clients/protocol/schema": 2, "clients/network": 2, "core/utils/timer": 2, "core/utils/log4j": 2,
 	"clients/protocol": 3,
 	"clients/security": 4, "clients/oldclient": 4,
 	"clients":          5,
