@@ -260,3 +260,45 @@ func TestMissingDefaultConfigIsQuiet(t *testing.T) {
 		t.Errorf("stderr %q stdout %q", errOut.String(), out.String())
 	}
 }
+
+// TestConcurrentLoggers: loggers used from many goroutines (as the broker's threads do) write
+// whole lines, none lost.
+func TestConcurrentLoggers(t *testing.T) {
+	dir := t.TempDir()
+	var stdout bytes.Buffer
+	var mu sync.Mutex
+	r := NewRepository(shippedConfig(t, dir), writerFunc(func(p []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return stdout.Write(p)
+	}), os.Stderr, nil)
+	l := r.Loggers("kafka", "state.change.logger")
+	var wg sync.WaitGroup
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 200; i++ {
+				l["kafka"].WithField(LoggerField, "kafka.server.ReplicaManager").Infof("line %d of %d", i, g)
+				l["state.change.logger"].Tracef("change %d of %d", i, g)
+			}
+		}()
+	}
+	wg.Wait()
+	_ = r.Close()
+	for f, n := range map[string]int{"server.log": 800, "state-change.log": 800} {
+		lines := readLines(t, filepath.Join(dir, f))
+		if len(lines) != n {
+			t.Errorf("%s: %d lines, want %d", f, len(lines), n)
+		}
+		for _, line := range lines {
+			if !lineLayout.MatchString(line) {
+				t.Fatalf("%s: torn line %q", f, line)
+			}
+		}
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
