@@ -108,7 +108,7 @@ func produceBody(acks int16) *protocol.ProduceRequest {
 	b := record.NewMemoryRecordsBuilder(1, record.NONE, record.CreateTime, 0, -1, 0)
 	b.Append(1, nil, []byte("v")) //nolint:errcheck
 	return &protocol.ProduceRequest{Version: 2, Acks: acks, Timeout: 1000,
-		TopicData: []protocol.ProduceRequestTopicData{{Topic: "t", Data: []protocol.ProduceRequestData{{Partition: 0, RecordSet: b.Build()}}}}}
+		TopicData: []protocol.ProduceRequestTopic{{Topic: "t", Data: []protocol.ProduceRequestTopicPartition{{Partition: 0, RecordSet: b.Build()}}}}}
 }
 
 // Requests are answered in order; at most max.in.flight are outstanding; an acks=0 request

@@ -15,7 +15,7 @@ type NodeApiVersions struct {
 }
 
 // NewNodeApiVersions indexes an ApiVersions response's list.
-func NewNodeApiVersions(list []protocol.ApiVersionsResponseApiVersions) *NodeApiVersions {
+func NewNodeApiVersions(list []protocol.ApiVersionsResponseApiKey) *NodeApiVersions {
 	v := &NodeApiVersions{versions: make(map[protocol.ApiKeys][2]int16, len(list))}
 	for _, e := range list {
 		v.versions[protocol.ApiKeys(e.ApiKey)] = [2]int16{e.MinVersion, e.MaxVersion}

@@ -31,7 +31,10 @@ type BrokerConfig struct {
 	Properties map[string]string
 	// Overrides are passed as `--override k=v` on the command line (Kafka.scala's overrides).
 	Overrides map[string]string
-	// Env is added to the process environment (e.g. JMX_PORT=9999).
+	// Env is added to the process environment (e.g. JMX_PORT=9999), after the harness' LOG_DIR
+	// (Dir/logs) and KAFKA_LOG4J_OPTS (Dir/log4j.properties: everything to stdout, at INFO),
+	// which it may override (KAFKA_LOG4J_OPTS pointing at the shipped config/log4j.properties
+	// makes the broker write Kafka's log files under LOG_DIR).
 	Env []string
 	// Wrapper is a command prefix, e.g. strace and its options; the broker runs as its child.
 	Wrapper []string
@@ -39,7 +42,8 @@ type BrokerConfig struct {
 
 // defaultBrokerProperties are the harness' server.properties keys besides broker.id, listeners,
 // log.dirs and zookeeper.connect: test-friendly sizes, no automatic topic creation, and no
-// controlled shutdown while there is no controller to ask (issue 6 turns it back on).
+// controlled shutdown, so that stopping a broker does not wait for the controller (the tests of
+// controlled shutdown turn it on).
 var defaultBrokerProperties = map[string]string{
 	"num.network.threads":                           "2",
 	"num.io.threads":                                "4",
@@ -128,8 +132,22 @@ func NewBrokerProcess(bin string, cfg BrokerConfig) (*BrokerProcess, error) {
 	if err := os.WriteFile(b.ConfigPath, formatProperties(props), 0o644); err != nil {
 		return nil, err
 	}
+	if err := os.WriteFile(filepath.Join(cfg.Dir, "log4j.properties"), []byte(harnessLog4j), 0o644); err != nil {
+		return nil, err
+	}
 	return b, nil
 }
+
+// harnessLog4j sends every logger to stdout at INFO, so that the captured output (Logs) holds the
+// controller's and the request handlers' lines as well as the broker's.
+const harnessLog4j = `log4j.rootLogger=INFO, stdout
+log4j.appender.stdout=org.apache.log4j.ConsoleAppender
+log4j.appender.stdout.layout=org.apache.log4j.PatternLayout
+log4j.appender.stdout.layout.ConversionPattern=[%d] %p %m (%c)%n
+`
+
+// LogDir is the broker's LOG_DIR (where the log4j file appenders write).
+func (b *BrokerProcess) LogDir() string { return filepath.Join(b.Dir, "logs") }
 
 func formatProperties(props map[string]string) []byte {
 	keys := make([]string, 0, len(props))
@@ -179,7 +197,9 @@ func (b *BrokerProcess) Start() error {
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Dir = b.Dir
 	cmd.Stdout, cmd.Stderr = out, out
-	cmd.Env = append(os.Environ(), b.cfg.Env...)
+	cmd.Env = append(os.Environ(), "LOG_DIR="+b.LogDir(),
+		"KAFKA_LOG4J_OPTS=-Dlog4j.configuration=file:"+filepath.Join(b.Dir, "log4j.properties"))
+	cmd.Env = append(cmd.Env, b.cfg.Env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start broker %d: %w", b.ID, err)

@@ -15,7 +15,7 @@ import (
 	"github.com/zkafka/zkafka/zk/zkutils"
 )
 
-// What the tests of the controller (issue 6) read and write in ZooKeeper, the way Kafka's
+// What the tests of the controller read and write in ZooKeeper, the way Kafka's
 // ZkUtils-based test helpers do (TestUtils.waitUntilLeaderIsElectedOrChanged and friends), plus
 // a producer that keeps sending while brokers fail.
 

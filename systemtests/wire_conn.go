@@ -92,8 +92,8 @@ func ListOffset(addr, topic string, partition int32, timestamp int64) (offset, f
 		return 0, 0, err
 	}
 	defer w.Close()
-	resp, err := w.Roundtrip(&protocol.ListOffsetRequest{Version: 1, ReplicaID: -1, Topics: []protocol.ListOffsetRequestTopics{{
-		Topic: topic, Partitions: []protocol.ListOffsetRequestPartitions{{Partition: partition, Timestamp: timestamp}},
+	resp, err := w.Roundtrip(&protocol.ListOffsetRequest{Version: 1, ReplicaID: -1, Topics: []protocol.ListOffsetRequestTopic{{
+		Topic: topic, Partitions: []protocol.ListOffsetRequestTopicPartition{{Partition: partition, Timestamp: timestamp}},
 	}}})
 	if err != nil {
 		return 0, 0, err

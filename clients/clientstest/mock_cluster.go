@@ -238,7 +238,7 @@ func (c *MockCluster) metadata(r *protocol.MetadataRequest) *protocol.MetadataRe
 	resp := &protocol.MetadataResponse{ControllerID: 0}
 	for _, b := range c.brokers {
 		addr := b.ln.Addr().(*net.TCPAddr)
-		resp.Brokers = append(resp.Brokers, protocol.MetadataResponseBrokers{NodeID: b.ID, Host: "127.0.0.1", Port: int32(addr.Port)})
+		resp.Brokers = append(resp.Brokers, protocol.MetadataResponseBroker{NodeID: b.ID, Host: "127.0.0.1", Port: int32(addr.Port)})
 	}
 	topics := r.Topics
 	if topics == nil {
@@ -249,12 +249,12 @@ func (c *MockCluster) metadata(r *protocol.MetadataRequest) *protocol.MetadataRe
 	for _, t := range topics {
 		leaders, ok := c.topics[t]
 		if !ok {
-			resp.TopicMetadata = append(resp.TopicMetadata, protocol.MetadataResponseTopicMetadata{Topic: t, TopicErrorCode: protocol.ErrUnknownTopicOrPartition.Code})
+			resp.TopicMetadata = append(resp.TopicMetadata, protocol.MetadataResponseTopic{Topic: t, TopicErrorCode: protocol.ErrUnknownTopicOrPartition.Code})
 			continue
 		}
-		tm := protocol.MetadataResponseTopicMetadata{Topic: t}
+		tm := protocol.MetadataResponseTopic{Topic: t}
 		for p, l := range leaders {
-			pm := protocol.MetadataResponsePartitionMetadata{PartitionID: int32(p), Leader: l, Replicas: []int32{max(l, 0)}, Isr: []int32{max(l, 0)}}
+			pm := protocol.MetadataResponseTopicPartition{PartitionID: int32(p), Leader: l, Replicas: []int32{max(l, 0)}, Isr: []int32{max(l, 0)}}
 			if l < 0 {
 				pm.PartitionErrorCode = protocol.ErrLeaderNotAvailable.Code
 			}
@@ -270,9 +270,9 @@ func (c *MockCluster) produce(id int32, r *protocol.ProduceRequest) protocol.Mes
 	defer c.mu.Unlock()
 	resp := &protocol.ProduceResponse{}
 	for _, td := range r.TopicData {
-		rr := protocol.ProduceResponseResponses{Topic: td.Topic}
+		rr := protocol.ProduceResponseTopic{Topic: td.Topic}
 		for _, d := range td.Data {
-			pr := protocol.ProduceResponsePartitionResponses{Partition: d.Partition, BaseOffset: -1, LogAppendTime: -1}
+			pr := protocol.ProduceResponseTopicPartition{Partition: d.Partition, BaseOffset: -1, LogAppendTime: -1}
 			leaders, ok := c.topics[td.Topic]
 			switch {
 			case !ok || int(d.Partition) >= len(leaders):

@@ -151,7 +151,7 @@ func invalid(name string, value any, msg string) error {
 var listSplit = regexp.MustCompile(`\s*,\s*`)
 
 // ParseType parses one trimmed string value as typ, with ConfigDef.parseType's messages.
-// Go types: BOOLEAN bool, STRING/CLASS/PASSWORD string, INT int32, SHORT int16, LONG int64,
+// Go types: BOOLEAN bool, STRING/CLASS string, PASSWORD Password, INT int32, SHORT int16, LONG int64,
 // DOUBLE float64, LIST []string.
 func ParseType(name, value string, typ Type) (any, error) {
 	trimmed := strings.TrimSpace(value)
@@ -164,8 +164,10 @@ func ParseType(name, value string, typ Type) (any, error) {
 			return false, nil
 		}
 		return nil, invalid(name, value, "Expected value to be either true or false")
-	case STRING, CLASS, PASSWORD:
+	case STRING, CLASS:
 		return trimmed, nil
+	case PASSWORD:
+		return Password(trimmed), nil
 	case INT:
 		n, err := strconv.ParseInt(trimmed, 10, 32)
 		if err != nil {

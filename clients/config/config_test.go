@@ -3,6 +3,8 @@ package config
 import (
 	"strings"
 	"testing"
+
+	"go.uber.org/goleak"
 )
 
 func TestParseProperties(t *testing.T) {
@@ -62,3 +64,5 @@ func TestConfigDefParseAndMessages(t *testing.T) {
 		t.Fatalf("list: %v", l)
 	}
 }
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/zkafka/zkafka/clients/common"
 	"github.com/zkafka/zkafka/clients/protocol"
 	"github.com/zkafka/zkafka/zk/zkutils"
 )
@@ -165,7 +166,7 @@ func GetPlaintextBrokerEndPoints(zk *zkutils.ZkUtils) ([]BrokerEndPoint, error) 
 	for _, b := range brokers {
 		found := false
 		for _, e := range b.EndPoints {
-			if e.SecurityProtocol == "PLAINTEXT" {
+			if e.SecurityProtocol == common.PLAINTEXT {
 				out = append(out, BrokerEndPoint{ID: b.ID, Host: e.Host, Port: e.Port})
 				found = true
 				break

@@ -18,7 +18,7 @@ type FetchRequestBuilder struct {
 	maxWait   int32
 	minBytes  int32
 	maxBytes  int32
-	topics    []protocol.FetchRequestTopics
+	topics    []protocol.FetchRequestTopic
 }
 
 // NewFetchRequestBuilder starts a request from an ordinary consumer (replica id -1) that does
@@ -42,10 +42,10 @@ func (b *FetchRequestBuilder) RequestVersion(v int16) *FetchRequestBuilder { b.v
 // AddFetch asks for fetchSize bytes of topic/partition from offset.
 func (b *FetchRequestBuilder) AddFetch(topic string, partition int32, offset int64, fetchSize int32) *FetchRequestBuilder {
 	if n := len(b.topics); n == 0 || b.topics[n-1].Topic != topic {
-		b.topics = append(b.topics, protocol.FetchRequestTopics{Topic: topic})
+		b.topics = append(b.topics, protocol.FetchRequestTopic{Topic: topic})
 	}
 	last := &b.topics[len(b.topics)-1]
-	last.Partitions = append(last.Partitions, protocol.FetchRequestPartitions{Partition: partition, FetchOffset: offset, MaxBytes: fetchSize})
+	last.Partitions = append(last.Partitions, protocol.FetchRequestTopicPartition{Partition: partition, FetchOffset: offset, MaxBytes: fetchSize})
 	return b
 }
 

@@ -217,8 +217,8 @@ func (s *SimpleConsumer) FetchOffsets(ctx context.Context, req *protocol.OffsetF
 
 // OffsetRequest builds a v0 offset request for one partition, as consumerID.
 func OffsetRequest(tp common.TopicPartition, timestamp int64, maxNumOffsets int32, consumerID int32) *protocol.ListOffsetRequest {
-	return &protocol.ListOffsetRequest{Version: 0, ReplicaID: consumerID, Topics: []protocol.ListOffsetRequestTopics{{
-		Topic: tp.Topic, Partitions: []protocol.ListOffsetRequestPartitions{{Partition: tp.Partition, Timestamp: timestamp,
+	return &protocol.ListOffsetRequest{Version: 0, ReplicaID: consumerID, Topics: []protocol.ListOffsetRequestTopic{{
+		Topic: tp.Topic, Partitions: []protocol.ListOffsetRequestTopicPartition{{Partition: tp.Partition, Timestamp: timestamp,
 			MaxNumOffsets: maxNumOffsets}}}}}
 }
 

@@ -119,10 +119,10 @@ func (c *ZookeeperConsumerConnector) commitOnce(ctx context.Context, offsets map
 	req := &protocol.OffsetCommitRequest{Version: 2, GroupID: c.config.GroupID, GroupGenerationID: -1, MemberID: "", RetentionTime: -1}
 	for _, tp := range tps {
 		if n := len(req.Topics); n == 0 || req.Topics[n-1].Topic != tp.Topic {
-			req.Topics = append(req.Topics, protocol.OffsetCommitRequestTopics{Topic: tp.Topic})
+			req.Topics = append(req.Topics, protocol.OffsetCommitRequestTopic{Topic: tp.Topic})
 		}
 		last := &req.Topics[len(req.Topics)-1]
-		last.Partitions = append(last.Partitions, protocol.OffsetCommitRequestPartitions{Partition: tp.Partition, Offset: offsets[tp],
+		last.Partitions = append(last.Partitions, protocol.OffsetCommitRequestTopicPartition{Partition: tp.Partition, Offset: offsets[tp],
 			Metadata: &noMetadata})
 	}
 	c.kafkaCommitMeter.Mark(int64(len(offsets)))
@@ -202,10 +202,10 @@ func (c *ZookeeperConsumerConnector) fetchOffsets(partitions []common.TopicParti
 	req := &protocol.OffsetFetchRequest{Version: 2, GroupID: c.config.GroupID}
 	for _, tp := range common.SortedTopicPartitions(toSet(partitions)) {
 		if n := len(req.Topics); n == 0 || req.Topics[n-1].Topic != tp.Topic {
-			req.Topics = append(req.Topics, protocol.OffsetFetchRequestTopics{Topic: tp.Topic})
+			req.Topics = append(req.Topics, protocol.OffsetFetchRequestTopic{Topic: tp.Topic})
 		}
 		last := &req.Topics[len(req.Topics)-1]
-		last.Partitions = append(last.Partitions, protocol.OffsetFetchRequestPartitions{Partition: tp.Partition})
+		last.Partitions = append(last.Partitions, protocol.OffsetFetchRequestTopicPartition{Partition: tp.Partition})
 	}
 	for !c.isShuttingDown.Load() {
 		got, err := c.fetchOffsetsOnce(req, partitions)

@@ -321,10 +321,10 @@ func (h *DefaultEventHandler[K, V]) send(ctx context.Context, brokerID int32, se
 	req := &protocol.ProduceRequest{Version: ProducerRequestCurrentVersion, Acks: h.config.RequestRequiredAcks, Timeout: h.config.RequestTimeoutMs}
 	for _, tp := range tps {
 		if n := len(req.TopicData); n == 0 || req.TopicData[n-1].Topic != tp.Topic {
-			req.TopicData = append(req.TopicData, protocol.ProduceRequestTopicData{Topic: tp.Topic})
+			req.TopicData = append(req.TopicData, protocol.ProduceRequestTopic{Topic: tp.Topic})
 		}
 		last := &req.TopicData[len(req.TopicData)-1]
-		last.Data = append(last.Data, protocol.ProduceRequestData{Partition: tp.Partition, RecordSet: sets[tp]})
+		last.Data = append(last.Data, protocol.ProduceRequestTopicPartition{Partition: tp.Partition, RecordSet: sets[tp]})
 	}
 	sp, err := h.pool.GetProducer(brokerID)
 	if err != nil {

@@ -119,8 +119,8 @@ func codecOf(t *testing.T, addr, topic string, partition int32) record.Compressi
 		t.Fatal(err)
 	}
 	defer ch.Disconnect()
-	req := &protocol.FetchRequest{Version: 2, ReplicaID: -1, MaxWaitTime: 100, Topics: []protocol.FetchRequestTopics{{Topic: topic,
-		Partitions: []protocol.FetchRequestPartitions{{Partition: partition, MaxBytes: 1 << 20}}}}}
+	req := &protocol.FetchRequest{Version: 2, ReplicaID: -1, MaxWaitTime: 100, Topics: []protocol.FetchRequestTopic{{Topic: topic,
+		Partitions: []protocol.FetchRequestTopicPartition{{Partition: partition, MaxBytes: 1 << 20}}}}}
 	resp := &protocol.FetchResponse{Version: 2}
 	if err := ch.Send(req, resp); err != nil {
 		t.Fatal(err)
@@ -239,8 +239,8 @@ func partitionEnd(t *testing.T, addr, topic string) int64 {
 	}
 	defer ch.Disconnect()
 	resp := &protocol.ListOffsetResponse{}
-	if err := ch.Send(&protocol.ListOffsetRequest{ReplicaID: -1, Topics: []protocol.ListOffsetRequestTopics{{Topic: topic,
-		Partitions: []protocol.ListOffsetRequestPartitions{{Partition: 0, Timestamp: -1, MaxNumOffsets: 1}}}}}, resp); err != nil {
+	if err := ch.Send(&protocol.ListOffsetRequest{ReplicaID: -1, Topics: []protocol.ListOffsetRequestTopic{{Topic: topic,
+		Partitions: []protocol.ListOffsetRequestTopicPartition{{Partition: 0, Timestamp: -1, MaxNumOffsets: 1}}}}}, resp); err != nil {
 		t.Fatal(err)
 	}
 	return resp.Responses[0].PartitionResponses[0].Offsets[0]

@@ -219,8 +219,8 @@ func TestRetriesAcrossLeaderMove(t *testing.T) {
 			if refused.Add(1) == 3 {
 				c.SetLeader("t", 0, 1)
 			}
-			return &protocol.ProduceResponse{Responses: []protocol.ProduceResponseResponses{{Topic: "t",
-				PartitionResponses: []protocol.ProduceResponsePartitionResponses{{Partition: 0, ErrorCode: protocol.ErrNotLeaderForPartition.Code, BaseOffset: -1, LogAppendTime: -1}}}}}, false
+			return &protocol.ProduceResponse{Responses: []protocol.ProduceResponseTopic{{Topic: "t",
+				PartitionResponses: []protocol.ProduceResponseTopicPartition{{Partition: 0, ErrorCode: protocol.ErrNotLeaderForPartition.Code, BaseOffset: -1, LogAppendTime: -1}}}}}, false
 		}
 		return nil, false
 	})
@@ -261,8 +261,8 @@ func TestRetriesAcrossLeaderMove(t *testing.T) {
 	p2 := newProducer(t, c, "retries", "0")
 	c.SetHook(func(id int32, h protocol.RequestHeader, req protocol.Message) (protocol.Message, bool) {
 		if h.ApiKey == protocol.Produce {
-			return &protocol.ProduceResponse{Responses: []protocol.ProduceResponseResponses{{Topic: "t",
-				PartitionResponses: []protocol.ProduceResponsePartitionResponses{{Partition: 0, ErrorCode: protocol.ErrNotEnoughReplicas.Code, BaseOffset: -1, LogAppendTime: -1}}}}}, false
+			return &protocol.ProduceResponse{Responses: []protocol.ProduceResponseTopic{{Topic: "t",
+				PartitionResponses: []protocol.ProduceResponseTopicPartition{{Partition: 0, ErrorCode: protocol.ErrNotEnoughReplicas.Code, BaseOffset: -1, LogAppendTime: -1}}}}}, false
 		}
 		return nil, false
 	})
@@ -424,8 +424,8 @@ func TestRecordMetadataTimestamp(t *testing.T) {
 	}
 	c.SetHook(func(_ int32, h protocol.RequestHeader, req protocol.Message) (protocol.Message, bool) {
 		if h.ApiKey == protocol.Produce {
-			return &protocol.ProduceResponse{Responses: []protocol.ProduceResponseResponses{{Topic: "t",
-				PartitionResponses: []protocol.ProduceResponsePartitionResponses{{Partition: 0, BaseOffset: 9, LogAppendTime: 777}}}}}, false
+			return &protocol.ProduceResponse{Responses: []protocol.ProduceResponseTopic{{Topic: "t",
+				PartitionResponses: []protocol.ProduceResponseTopicPartition{{Partition: 0, BaseOffset: 9, LogAppendTime: 777}}}}}, false
 		}
 		return nil, false
 	})
@@ -465,8 +465,8 @@ func TestMutedPartitionKeepsOrderAcrossLeaderMove(t *testing.T) {
 			close(arrived)
 			<-release
 		}
-		return &protocol.ProduceResponse{Responses: []protocol.ProduceResponseResponses{{Topic: "t",
-			PartitionResponses: []protocol.ProduceResponsePartitionResponses{{Partition: 0, ErrorCode: protocol.ErrNotLeaderForPartition.Code, BaseOffset: -1, LogAppendTime: -1}}}}}, false
+		return &protocol.ProduceResponse{Responses: []protocol.ProduceResponseTopic{{Topic: "t",
+			PartitionResponses: []protocol.ProduceResponseTopicPartition{{Partition: 0, ErrorCode: protocol.ErrNotLeaderForPartition.Code, BaseOffset: -1, LogAppendTime: -1}}}}}, false
 	})
 	fa, err := p.Send(NewProducerRecord("t", []byte("k"), []byte("A")), nil)
 	if err != nil {

@@ -172,9 +172,9 @@ func (s *Sender) sendProduceRequest(nowMs int64, destination int32, batches []*R
 		if !ok {
 			i = len(req.TopicData)
 			topicIndex[tp.Topic] = i
-			req.TopicData = append(req.TopicData, protocol.ProduceRequestTopicData{Topic: tp.Topic})
+			req.TopicData = append(req.TopicData, protocol.ProduceRequestTopic{Topic: tp.Topic})
 		}
-		req.TopicData[i].Data = append(req.TopicData[i].Data, protocol.ProduceRequestData{Partition: tp.Partition, RecordSet: b.records()})
+		req.TopicData[i].Data = append(req.TopicData[i].Data, protocol.ProduceRequestTopicPartition{Partition: tp.Partition, RecordSet: b.records()})
 	}
 	node := strconv.Itoa(int(destination))
 	callback := func(r *clients.ClientResponse) { s.handleProduceResponse(r, byPartition, s.time.Milliseconds()) }

@@ -7,7 +7,7 @@ package protocol
 //
 // Kafka 0.10.2: ApiVersionsResponse.API_VERSIONS_RESPONSE (built by createApiVersionsResponse
 // from ProtoUtils.oldestVersion/latestVersion).
-var SupportedVersions = [...]ApiVersionsResponseApiVersions{
+var SupportedVersions = [...]ApiVersionsResponseApiKey{
 	{ApiKey: int16(Produce), MinVersion: 0, MaxVersion: 2},
 	{ApiKey: int16(Fetch), MinVersion: 0, MaxVersion: 3},
 	{ApiKey: int16(ListOffsets), MinVersion: 0, MaxVersion: 1},
@@ -59,7 +59,7 @@ func IsSupported(key ApiKeys, version int16) bool {
 //
 // Kafka 0.10.2: ApiVersionsResponse.API_VERSIONS_RESPONSE.
 func ApiVersionsResponseDefault() *ApiVersionsResponse {
-	vs := make([]ApiVersionsResponseApiVersions, len(SupportedVersions))
+	vs := make([]ApiVersionsResponseApiKey, len(SupportedVersions))
 	copy(vs, SupportedVersions[:])
 	return &ApiVersionsResponse{Version: 0, ApiVersions: vs}
 }
@@ -73,5 +73,5 @@ func ApiVersionsResponseFor(requestVersion int16) *ApiVersionsResponse {
 	if IsSupported(ApiVersions, requestVersion) {
 		return ApiVersionsResponseDefault()
 	}
-	return &ApiVersionsResponse{Version: 0, ErrorCode: ErrUnsupportedVersion.Code, ApiVersions: []ApiVersionsResponseApiVersions{}}
+	return &ApiVersionsResponse{Version: 0, ErrorCode: ErrUnsupportedVersion.Code, ApiVersions: []ApiVersionsResponseApiKey{}}
 }

@@ -10,11 +10,11 @@ import (
 // produce1MiB is a Produce v2 request of 16 partitions × 64 KiB record sets (1 MiB of records).
 func produce1MiB() []byte {
 	m := &ProduceRequest{Version: 2, Acks: 1, Timeout: 30000}
-	td := ProduceRequestTopicData{Topic: "bench"}
+	td := ProduceRequestTopic{Topic: "bench"}
 	for p := int32(0); p < 16; p++ {
-		td.Data = append(td.Data, ProduceRequestData{Partition: p, RecordSet: record.NewMemoryRecords(bytes.Repeat([]byte{byte(p)}, 64<<10))})
+		td.Data = append(td.Data, ProduceRequestTopicPartition{Partition: p, RecordSet: record.NewMemoryRecords(bytes.Repeat([]byte{byte(p)}, 64<<10))})
 	}
-	m.TopicData = []ProduceRequestTopicData{td}
+	m.TopicData = []ProduceRequestTopic{td}
 	return m.AppendTo(nil)
 }
 

@@ -265,7 +265,7 @@ var lz4HeaderChecksums = map[[2]byte]struct{ correct, broken byte }{
 }
 
 // checkLZ4HeaderChecksum pins the KAFKA-3160 rule on real clients' bytes: magic 0 wrappers carry
-// the broken header checksum, magic 1 wrappers the correct one (storage.md §3).
+// the broken header checksum, magic 1 wrappers the correct one (docs/formats.md §3.3).
 func checkLZ4HeaderChecksum(t *testing.T, frame []byte, magic int8) {
 	t.Helper()
 	if len(frame) < 7 || !bytes.Equal(frame[:4], []byte{0x04, 0x22, 0x4d, 0x18}) {

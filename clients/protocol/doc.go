@@ -17,7 +17,7 @@
 //     rewrites them and a test in internal/gen fails when they are stale. Each message is one
 //     struct (e.g. ProduceRequest) holding the union of its fields over all versions, with a
 //     Version field; nested arrays become slices of structs named message+field
-//     (ProduceRequestTopicData). A comment on every field gives its wire name and versions.
+//     (ProduceRequestTopic). A comment on every field gives its wire name and versions.
 //   - request.go (Message, NewRequest, ParseRequest), api_versions.go (SupportedVersions and
 //     the ApiVersions answers), send.go (writing frames with zero-copy record sets),
 //     consumer_protocol.go (the embedded consumer protocol), codec.go (primitive codecs).

@@ -3,6 +3,8 @@ package protocol
 import (
 	"errors"
 	"fmt"
+
+	"github.com/zkafka/zkafka/clients/record"
 )
 
 // Error is one of Kafka's protocol error codes, as a Go error. Every code of 0.10.2 except 0
@@ -104,9 +106,11 @@ func ErrorForCode(code int16) error {
 	return errorsByCode[i]
 }
 
-// CodeOf returns the wire code for err: 0 for nil, the code of the first *Error in err's chain,
-// and -1 (UNKNOWN) for anything else. This is Errors.forException, the one place where errors
-// become codes (KafkaApis' error responses).
+// CodeOf returns the wire code for err: 0 for nil, the code of the first *Error in err's tree
+// (a package's own sentinels reach one by unwrapping, see NewSentinel), the code of an exception
+// kind of a package below this one (recordExceptions), and -1 (UNKNOWN) for anything else. This
+// is Errors.forException, the one place where errors become codes (KafkaApis' error responses,
+// the coordinator's callbacks); no other package maps errors to codes.
 func CodeOf(err error) int16 {
 	if err == nil {
 		return 0
@@ -115,8 +119,41 @@ func CodeOf(err error) int16 {
 	if errors.As(err, &ke) && ke != nil {
 		return ke.Code
 	}
+	for _, x := range recordExceptions {
+		if errors.Is(err, x.kind) {
+			return x.code.Code
+		}
+	}
 	return ErrUnknown.Code
 }
+
+// recordExceptions are the exception kinds of clients/record, which this package imports and so
+// cannot be imported by: CorruptRecordException (and InvalidRecordException, which extends it)
+// and RecordTooLargeException, with their entries of Errors.
+var recordExceptions = []struct {
+	kind error
+	code *Error
+}{
+	{record.ErrCorruptRecord, ErrCorruptMessage},
+	{record.ErrRecordTooLarge, ErrMessageTooLarge},
+}
+
+// NewSentinel returns a sentinel error for a package's own exception kind: its text is msg, and
+// it unwraps to the Kafka error e, so errors.Is(err, e) holds and CodeOf finds e's code. This is
+// how the packages above protocol (core/log, core/admin...) give their errors a wire code without
+// a mapping table of their own:
+//
+//	var ErrOffsetOutOfRange = protocol.NewSentinel("offset out of range", protocol.ErrOffsetOutOfRange)
+func NewSentinel(msg string, e *Error) error { return &sentinel{msg: msg, kafka: e} }
+
+type sentinel struct {
+	msg   string
+	kafka *Error
+}
+
+func (s *sentinel) Error() string { return s.msg }
+
+func (s *sentinel) Unwrap() error { return s.kafka }
 
 // AllErrors returns every 0.10.2 error, in code order (UNKNOWN first, NONE omitted).
 func AllErrors() []*Error {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"testing"
+
+	"github.com/zkafka/zkafka/clients/record"
 )
 
 func TestErrorCodes(t *testing.T) {
@@ -50,7 +52,7 @@ func TestErrorCodes(t *testing.T) {
 	}
 }
 
-// The retriable set of protocol.md §7 (exception classes extending RetriableException).
+// The retriable set of docs/formats.md §2.4 (exception classes extending RetriableException).
 func TestRetriableErrors(t *testing.T) {
 	want := map[int16]bool{2: true, 3: true, 5: true, 6: true, 7: true, 13: true, 14: true, 15: true, 16: true, 19: true, 20: true, 41: true}
 	for _, e := range AllErrors() {
@@ -69,5 +71,28 @@ func TestApiKeysString(t *testing.T) {
 	}
 	if MaxApiKey != 20 || ApiKeys(21).IsValid() || !ApiKeys(0).IsValid() {
 		t.Error("key range")
+	}
+}
+
+// TestCodeOfSentinelsAndRecordErrors: a package's sentinel made with NewSentinel keeps its text
+// and gets its code through CodeOf, wrapped or not; clients/record's exception kinds (below this
+// package) are mapped by CodeOf itself; anything else is UNKNOWN.
+func TestCodeOfSentinelsAndRecordErrors(t *testing.T) {
+	s := NewSentinel("offset out of range", ErrOffsetOutOfRange)
+	wrapped := fmt.Errorf("read t-0 at 9: %w", s)
+	if s.Error() != "offset out of range" || CodeOf(s) != 1 || CodeOf(wrapped) != 1 || !errors.Is(wrapped, s) || !errors.Is(wrapped, ErrOffsetOutOfRange) {
+		t.Errorf("sentinel: %q code %d, wrapped code %d", s, CodeOf(s), CodeOf(wrapped))
+	}
+	cases := map[error]int16{
+		fmt.Errorf("at 12: %w", record.ErrCorruptRecord):          2,
+		record.ErrInvalidRecord:                                   2,
+		fmt.Errorf("%w: 2000000 bytes", record.ErrRecordTooLarge): 10,
+		errors.New("disk on fire"):                                -1,
+		nil:                                                       0,
+	}
+	for err, want := range cases {
+		if got := CodeOf(err); got != want {
+			t.Errorf("CodeOf(%v) = %d, want %d", err, got, want)
+		}
 	}
 }

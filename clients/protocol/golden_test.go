@@ -48,7 +48,7 @@ func checkGolden(t *testing.T, m Message, want []byte, response bool) {
 	}
 }
 
-// protocol.md §4: the exact ApiVersions v0 body a 0.10.2 broker sends.
+// docs/formats.md §2.3: the exact ApiVersions v0 body a 0.10.2 broker sends.
 const apiVersionsV0Golden = `
 0000 00000015          # error_code 0, 21 entries
 0000 0000 0002 | 0001 0000 0003 | 0002 0000 0001 | 0003 0000 0002 | 0004 0000 0000
@@ -60,7 +60,7 @@ const apiVersionsV0Golden = `
 func TestApiVersionsResponseV0Golden(t *testing.T) {
 	want := unhex(t, apiVersionsV0Golden)
 	if len(want) != 132 {
-		t.Fatalf("golden is %d bytes, protocol.md says 132", len(want))
+		t.Fatalf("golden is %d bytes, docs/formats.md §2.3 says 132", len(want))
 	}
 	checkGolden(t, ApiVersionsResponseDefault(), want, true)
 	if got := ApiVersionsResponseFor(0).AppendTo(nil); !bytes.Equal(got, want) {
@@ -74,7 +74,7 @@ func TestApiVersionsResponseV0Golden(t *testing.T) {
 	}
 }
 
-// protocol.md §3.3: any version other than 0 gets error 35 and an empty list, in the v0 layout;
+// docs/formats.md §2.3: any version other than 0 gets error 35 and an empty list, in the v0 layout;
 // the request body is not parsed (here: sarama's v3 body, a compact string and tagged fields).
 func TestApiVersionsUnsupportedVersion(t *testing.T) {
 	for _, v := range []int16{1, 2, 3, 4, 77, -1} {
@@ -139,8 +139,8 @@ func TestRequestHeaderGolden(t *testing.T) {
 
 func TestProduceRequestV2Golden(t *testing.T) {
 	set := unhex(t, "0102030405")
-	m := &ProduceRequest{Version: 2, Acks: -1, Timeout: 30000, TopicData: []ProduceRequestTopicData{
-		{Topic: "t", Data: []ProduceRequestData{{Partition: 1, RecordSet: record.NewMemoryRecords(set)}}},
+	m := &ProduceRequest{Version: 2, Acks: -1, Timeout: 30000, TopicData: []ProduceRequestTopic{
+		{Topic: "t", Data: []ProduceRequestTopicPartition{{Partition: 1, RecordSet: record.NewMemoryRecords(set)}}},
 	}}
 	checkGolden(t, m, unhex(t, `
 		ffff                # acks -1
@@ -156,7 +156,7 @@ func TestProduceRequestV2Golden(t *testing.T) {
 
 func TestFetchRequestV3Golden(t *testing.T) {
 	m := &FetchRequest{Version: 3, ReplicaID: -1, MaxWaitTime: 500, MinBytes: 1, MaxBytes: 52428800,
-		Topics: []FetchRequestTopics{{Topic: "ab", Partitions: []FetchRequestPartitions{{Partition: 0, FetchOffset: 10, MaxBytes: 1048576}}}}}
+		Topics: []FetchRequestTopic{{Topic: "ab", Partitions: []FetchRequestTopicPartition{{Partition: 0, FetchOffset: 10, MaxBytes: 1048576}}}}}
 	checkGolden(t, m, unhex(t, `
 		ffffffff            # replica_id -1 (consumer)
 		000001f4            # max_wait_time 500
@@ -175,9 +175,9 @@ func TestFetchRequestV3Golden(t *testing.T) {
 }
 
 func TestFetchResponseV1Golden(t *testing.T) {
-	m := &FetchResponse{Version: 1, ThrottleTimeMs: 7, Responses: []FetchResponseResponses{{Topic: "t",
-		PartitionResponses: []FetchResponsePartitionResponses{{
-			PartitionHeader: FetchResponsePartitionHeader{Partition: 2, ErrorCode: 0, HighWatermark: 100},
+	m := &FetchResponse{Version: 1, ThrottleTimeMs: 7, Responses: []FetchResponseTopic{{Topic: "t",
+		PartitionResponses: []FetchResponseTopicPartition{{
+			PartitionHeader: FetchResponseTopicPartitionHeader{Partition: 2, ErrorCode: 0, HighWatermark: 100},
 			RecordSet:       record.NewMemoryRecords(unhex(t, "aabb")),
 		}}}}}
 	checkGolden(t, m, unhex(t, `
@@ -193,11 +193,11 @@ func TestFetchResponseV1Golden(t *testing.T) {
 func TestMetadataResponseV2Golden(t *testing.T) {
 	rack, cluster := "r1", "cid"
 	m := &MetadataResponse{Version: 2,
-		Brokers:      []MetadataResponseBrokers{{NodeID: 1, Host: "h", Port: 9092, Rack: &rack}},
+		Brokers:      []MetadataResponseBroker{{NodeID: 1, Host: "h", Port: 9092, Rack: &rack}},
 		ClusterID:    &cluster,
 		ControllerID: 1,
-		TopicMetadata: []MetadataResponseTopicMetadata{{TopicErrorCode: 0, Topic: "t", IsInternal: false,
-			PartitionMetadata: []MetadataResponsePartitionMetadata{{PartitionErrorCode: 0, PartitionID: 0, Leader: 1, Replicas: []int32{1}, Isr: []int32{1}}}}},
+		TopicMetadata: []MetadataResponseTopic{{TopicErrorCode: 0, Topic: "t", IsInternal: false,
+			PartitionMetadata: []MetadataResponseTopicPartition{{PartitionErrorCode: 0, PartitionID: 0, Leader: 1, Replicas: []int32{1}, Isr: []int32{1}}}}},
 	}
 	checkGolden(t, m, unhex(t, `
 		00000001                   # 1 broker
@@ -216,9 +216,9 @@ func TestMetadataResponseV2Golden(t *testing.T) {
 
 func TestUpdateMetadataRequestV3Golden(t *testing.T) {
 	m := &UpdateMetadataRequest{Version: 3, ControllerID: 1, ControllerEpoch: 2,
-		PartitionStates: []UpdateMetadataRequestPartitionStates{},
-		LiveBrokers: []UpdateMetadataRequestLiveBrokers{{ID: 1,
-			EndPoints: []UpdateMetadataRequestEndPoints{{Port: 9092, Host: "h", ListenerName: "PLAINTEXT", SecurityProtocolType: 0}}}},
+		PartitionStates: []UpdateMetadataRequestPartitionState{},
+		LiveBrokers: []UpdateMetadataRequestLiveBroker{{ID: 1,
+			EndPoints: []UpdateMetadataRequestLiveBrokerEndPoint{{Port: 9092, Host: "h", ListenerName: "PLAINTEXT", SecurityProtocolType: 0}}}},
 	}
 	got := m.AppendTo(nil)
 	want := unhex(t, `

@@ -122,7 +122,7 @@ func TestNullableArrays(t *testing.T) {
 		{&MetadataRequest{Version: 2}, []byte{0xff, 0xff, 0xff, 0xff}},
 		{&MetadataRequest{Version: 0}, []byte{0, 0, 0, 0}},
 		{&OffsetFetchRequest{Version: 2, GroupID: "g"}, []byte{0, 1, 'g', 0xff, 0xff, 0xff, 0xff}},
-		{&OffsetFetchRequest{Version: 2, GroupID: "g", Topics: []OffsetFetchRequestTopics{}}, []byte{0, 1, 'g', 0, 0, 0, 0}},
+		{&OffsetFetchRequest{Version: 2, GroupID: "g", Topics: []OffsetFetchRequestTopic{}}, []byte{0, 1, 'g', 0, 0, 0, 0}},
 	} {
 		enc := tc.m.AppendTo(nil)
 		if !bytes.Equal(enc, tc.want) {

@@ -35,11 +35,11 @@ func TestFetchResponseStreamsFileRecords(t *testing.T) {
 	f1 := &fileLike{data: bytes.Repeat([]byte{0xa1}, 100)}
 	f2 := &fileLike{data: bytes.Repeat([]byte{0xb2}, 50)}
 	mk := func(r1, r2 record.Records) *FetchResponse {
-		return &FetchResponse{Version: 3, ThrottleTimeMs: 1, Responses: []FetchResponseResponses{{Topic: "t",
-			PartitionResponses: []FetchResponsePartitionResponses{
-				{PartitionHeader: FetchResponsePartitionHeader{Partition: 0, HighWatermark: 9}, RecordSet: r1},
-				{PartitionHeader: FetchResponsePartitionHeader{Partition: 1, ErrorCode: 6, HighWatermark: -1}},
-				{PartitionHeader: FetchResponsePartitionHeader{Partition: 2, HighWatermark: 3}, RecordSet: r2},
+		return &FetchResponse{Version: 3, ThrottleTimeMs: 1, Responses: []FetchResponseTopic{{Topic: "t",
+			PartitionResponses: []FetchResponseTopicPartition{
+				{PartitionHeader: FetchResponseTopicPartitionHeader{Partition: 0, HighWatermark: 9}, RecordSet: r1},
+				{PartitionHeader: FetchResponseTopicPartitionHeader{Partition: 1, ErrorCode: 6, HighWatermark: -1}},
+				{PartitionHeader: FetchResponseTopicPartitionHeader{Partition: 2, HighWatermark: 3}, RecordSet: r2},
 			}}}}
 	}
 	inMemory := mk(record.NewMemoryRecords(f1.data), record.NewMemoryRecords(f2.data))

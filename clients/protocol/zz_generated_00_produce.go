@@ -10,9 +10,9 @@ import "github.com/zkafka/zkafka/clients/record"
 type ProduceRequest struct {
 	// Version selects the wire layout used by AppendTo and ReadFrom.
 	Version   int16
-	Acks      int16                     // acks v0-v2
-	Timeout   int32                     // timeout v0-v2
-	TopicData []ProduceRequestTopicData // topic_data v0-v2
+	Acks      int16                 // acks v0-v2
+	Timeout   int32                 // timeout v0-v2
+	TopicData []ProduceRequestTopic // topic_data v0-v2
 }
 
 // Key implements Message.
@@ -54,20 +54,20 @@ func (m *ProduceRequest) readFrom(r *reader, version int16) {
 	m.Acks = r.int16()
 	m.Timeout = r.int32()
 	if n, ok := r.arrayLen(6, false); ok {
-		m.TopicData = make([]ProduceRequestTopicData, n)
+		m.TopicData = make([]ProduceRequestTopic, n)
 		for i := range m.TopicData {
 			m.TopicData[i].readFrom(r, version)
 		}
 	}
 }
 
-// ProduceRequestTopicData is an element of ProduceRequest.TopicData (topic_data).
-type ProduceRequestTopicData struct {
-	Topic string               // topic v0-v2
-	Data  []ProduceRequestData // data v0-v2
+// ProduceRequestTopic is an element of ProduceRequest.TopicData (topic_data).
+type ProduceRequestTopic struct {
+	Topic string                         // topic v0-v2
+	Data  []ProduceRequestTopicPartition // data v0-v2
 }
 
-func (m *ProduceRequestTopicData) appendTo(dst []byte, version int16, s *sends) []byte {
+func (m *ProduceRequestTopic) appendTo(dst []byte, version int16, s *sends) []byte {
 	dst = appendString(dst, m.Topic)
 	dst = appendArrayLen(dst, len(m.Data))
 	for i := range m.Data {
@@ -76,29 +76,29 @@ func (m *ProduceRequestTopicData) appendTo(dst []byte, version int16, s *sends) 
 	return dst
 }
 
-func (m *ProduceRequestTopicData) readFrom(r *reader, version int16) {
+func (m *ProduceRequestTopic) readFrom(r *reader, version int16) {
 	m.Topic = r.string()
 	if n, ok := r.arrayLen(8, false); ok {
-		m.Data = make([]ProduceRequestData, n)
+		m.Data = make([]ProduceRequestTopicPartition, n)
 		for i := range m.Data {
 			m.Data[i].readFrom(r, version)
 		}
 	}
 }
 
-// ProduceRequestData is an element of ProduceRequestTopicData.Data (data).
-type ProduceRequestData struct {
+// ProduceRequestTopicPartition is an element of ProduceRequestTopic.Data (data).
+type ProduceRequestTopicPartition struct {
 	Partition int32          // partition v0-v2
 	RecordSet record.Records // record_set v0-v2
 }
 
-func (m *ProduceRequestData) appendTo(dst []byte, version int16, s *sends) []byte {
+func (m *ProduceRequestTopicPartition) appendTo(dst []byte, version int16, s *sends) []byte {
 	dst = appendInt32(dst, m.Partition)
 	dst = appendRecords(dst, m.RecordSet, s)
 	return dst
 }
 
-func (m *ProduceRequestData) readFrom(r *reader, version int16) {
+func (m *ProduceRequestTopicPartition) readFrom(r *reader, version int16) {
 	m.Partition = r.int32()
 	m.RecordSet = r.records()
 }
@@ -109,8 +109,8 @@ func (m *ProduceRequestData) readFrom(r *reader, version int16) {
 type ProduceResponse struct {
 	// Version selects the wire layout used by AppendTo and ReadFrom.
 	Version        int16
-	Responses      []ProduceResponseResponses // responses v0-v2
-	ThrottleTimeMs int32                      // throttle_time_ms v1-v2
+	Responses      []ProduceResponseTopic // responses v0-v2
+	ThrottleTimeMs int32                  // throttle_time_ms v1-v2
 }
 
 // Key implements Message.
@@ -165,14 +165,14 @@ func (m *ProduceResponse) readFrom(r *reader, version int16) {
 	switch version {
 	case 0:
 		if n, ok := r.arrayLen(6, false); ok {
-			m.Responses = make([]ProduceResponseResponses, n)
+			m.Responses = make([]ProduceResponseTopic, n)
 			for i := range m.Responses {
 				m.Responses[i].readFrom(r, version)
 			}
 		}
 	case 1:
 		if n, ok := r.arrayLen(6, false); ok {
-			m.Responses = make([]ProduceResponseResponses, n)
+			m.Responses = make([]ProduceResponseTopic, n)
 			for i := range m.Responses {
 				m.Responses[i].readFrom(r, version)
 			}
@@ -180,7 +180,7 @@ func (m *ProduceResponse) readFrom(r *reader, version int16) {
 		m.ThrottleTimeMs = r.int32()
 	default: // v2
 		if n, ok := r.arrayLen(6, false); ok {
-			m.Responses = make([]ProduceResponseResponses, n)
+			m.Responses = make([]ProduceResponseTopic, n)
 			for i := range m.Responses {
 				m.Responses[i].readFrom(r, version)
 			}
@@ -189,13 +189,13 @@ func (m *ProduceResponse) readFrom(r *reader, version int16) {
 	}
 }
 
-// ProduceResponseResponses is an element of ProduceResponse.Responses (responses).
-type ProduceResponseResponses struct {
-	Topic              string                              // topic v0-v2
-	PartitionResponses []ProduceResponsePartitionResponses // partition_responses v0-v2
+// ProduceResponseTopic is an element of ProduceResponse.Responses (responses).
+type ProduceResponseTopic struct {
+	Topic              string                          // topic v0-v2
+	PartitionResponses []ProduceResponseTopicPartition // partition_responses v0-v2
 }
 
-func (m *ProduceResponseResponses) appendTo(dst []byte, version int16, s *sends) []byte {
+func (m *ProduceResponseTopic) appendTo(dst []byte, version int16, s *sends) []byte {
 	switch version {
 	case 0, 1:
 		dst = appendString(dst, m.Topic)
@@ -213,12 +213,12 @@ func (m *ProduceResponseResponses) appendTo(dst []byte, version int16, s *sends)
 	return dst
 }
 
-func (m *ProduceResponseResponses) readFrom(r *reader, version int16) {
+func (m *ProduceResponseTopic) readFrom(r *reader, version int16) {
 	switch version {
 	case 0, 1:
 		m.Topic = r.string()
 		if n, ok := r.arrayLen(14, false); ok {
-			m.PartitionResponses = make([]ProduceResponsePartitionResponses, n)
+			m.PartitionResponses = make([]ProduceResponseTopicPartition, n)
 			for i := range m.PartitionResponses {
 				m.PartitionResponses[i].readFrom(r, version)
 			}
@@ -226,7 +226,7 @@ func (m *ProduceResponseResponses) readFrom(r *reader, version int16) {
 	default: // v2
 		m.Topic = r.string()
 		if n, ok := r.arrayLen(22, false); ok {
-			m.PartitionResponses = make([]ProduceResponsePartitionResponses, n)
+			m.PartitionResponses = make([]ProduceResponseTopicPartition, n)
 			for i := range m.PartitionResponses {
 				m.PartitionResponses[i].readFrom(r, version)
 			}
@@ -234,15 +234,15 @@ func (m *ProduceResponseResponses) readFrom(r *reader, version int16) {
 	}
 }
 
-// ProduceResponsePartitionResponses is an element of ProduceResponseResponses.PartitionResponses (partition_responses).
-type ProduceResponsePartitionResponses struct {
+// ProduceResponseTopicPartition is an element of ProduceResponseTopic.PartitionResponses (partition_responses).
+type ProduceResponseTopicPartition struct {
 	Partition     int32 // partition v0-v2
 	ErrorCode     int16 // error_code v0-v2
 	BaseOffset    int64 // base_offset v0-v2
 	LogAppendTime int64 // log_append_time v2
 }
 
-func (m *ProduceResponsePartitionResponses) appendTo(dst []byte, version int16, s *sends) []byte {
+func (m *ProduceResponseTopicPartition) appendTo(dst []byte, version int16, s *sends) []byte {
 	switch version {
 	case 0, 1:
 		dst = appendInt32(dst, m.Partition)
@@ -257,7 +257,7 @@ func (m *ProduceResponsePartitionResponses) appendTo(dst []byte, version int16, 
 	return dst
 }
 
-func (m *ProduceResponsePartitionResponses) readFrom(r *reader, version int16) {
+func (m *ProduceResponseTopicPartition) readFrom(r *reader, version int16) {
 	switch version {
 	case 0, 1:
 		m.Partition = r.int32()

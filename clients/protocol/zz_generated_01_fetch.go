@@ -10,11 +10,11 @@ import "github.com/zkafka/zkafka/clients/record"
 type FetchRequest struct {
 	// Version selects the wire layout used by AppendTo and ReadFrom.
 	Version     int16
-	ReplicaID   int32                // replica_id v0-v3
-	MaxWaitTime int32                // max_wait_time v0-v3
-	MinBytes    int32                // min_bytes v0-v3
-	MaxBytes    int32                // max_bytes v3
-	Topics      []FetchRequestTopics // topics v0-v3
+	ReplicaID   int32               // replica_id v0-v3
+	MaxWaitTime int32               // max_wait_time v0-v3
+	MinBytes    int32               // min_bytes v0-v3
+	MaxBytes    int32               // max_bytes v3
+	Topics      []FetchRequestTopic // topics v0-v3
 }
 
 // Key implements Message.
@@ -70,7 +70,7 @@ func (m *FetchRequest) readFrom(r *reader, version int16) {
 		m.MaxWaitTime = r.int32()
 		m.MinBytes = r.int32()
 		if n, ok := r.arrayLen(6, false); ok {
-			m.Topics = make([]FetchRequestTopics, n)
+			m.Topics = make([]FetchRequestTopic, n)
 			for i := range m.Topics {
 				m.Topics[i].readFrom(r, version)
 			}
@@ -81,7 +81,7 @@ func (m *FetchRequest) readFrom(r *reader, version int16) {
 		m.MinBytes = r.int32()
 		m.MaxBytes = r.int32()
 		if n, ok := r.arrayLen(6, false); ok {
-			m.Topics = make([]FetchRequestTopics, n)
+			m.Topics = make([]FetchRequestTopic, n)
 			for i := range m.Topics {
 				m.Topics[i].readFrom(r, version)
 			}
@@ -89,13 +89,13 @@ func (m *FetchRequest) readFrom(r *reader, version int16) {
 	}
 }
 
-// FetchRequestTopics is an element of FetchRequest.Topics (topics).
-type FetchRequestTopics struct {
-	Topic      string                   // topic v0-v3
-	Partitions []FetchRequestPartitions // partitions v0-v3
+// FetchRequestTopic is an element of FetchRequest.Topics (topics).
+type FetchRequestTopic struct {
+	Topic      string                       // topic v0-v3
+	Partitions []FetchRequestTopicPartition // partitions v0-v3
 }
 
-func (m *FetchRequestTopics) appendTo(dst []byte, version int16, s *sends) []byte {
+func (m *FetchRequestTopic) appendTo(dst []byte, version int16, s *sends) []byte {
 	dst = appendString(dst, m.Topic)
 	dst = appendArrayLen(dst, len(m.Partitions))
 	for i := range m.Partitions {
@@ -104,31 +104,31 @@ func (m *FetchRequestTopics) appendTo(dst []byte, version int16, s *sends) []byt
 	return dst
 }
 
-func (m *FetchRequestTopics) readFrom(r *reader, version int16) {
+func (m *FetchRequestTopic) readFrom(r *reader, version int16) {
 	m.Topic = r.string()
 	if n, ok := r.arrayLen(16, false); ok {
-		m.Partitions = make([]FetchRequestPartitions, n)
+		m.Partitions = make([]FetchRequestTopicPartition, n)
 		for i := range m.Partitions {
 			m.Partitions[i].readFrom(r, version)
 		}
 	}
 }
 
-// FetchRequestPartitions is an element of FetchRequestTopics.Partitions (partitions).
-type FetchRequestPartitions struct {
+// FetchRequestTopicPartition is an element of FetchRequestTopic.Partitions (partitions).
+type FetchRequestTopicPartition struct {
 	Partition   int32 // partition v0-v3
 	FetchOffset int64 // fetch_offset v0-v3
 	MaxBytes    int32 // max_bytes v0-v3
 }
 
-func (m *FetchRequestPartitions) appendTo(dst []byte, version int16, s *sends) []byte {
+func (m *FetchRequestTopicPartition) appendTo(dst []byte, version int16, s *sends) []byte {
 	dst = appendInt32(dst, m.Partition)
 	dst = appendInt64(dst, m.FetchOffset)
 	dst = appendInt32(dst, m.MaxBytes)
 	return dst
 }
 
-func (m *FetchRequestPartitions) readFrom(r *reader, version int16) {
+func (m *FetchRequestTopicPartition) readFrom(r *reader, version int16) {
 	m.Partition = r.int32()
 	m.FetchOffset = r.int64()
 	m.MaxBytes = r.int32()
@@ -140,8 +140,8 @@ func (m *FetchRequestPartitions) readFrom(r *reader, version int16) {
 type FetchResponse struct {
 	// Version selects the wire layout used by AppendTo and ReadFrom.
 	Version        int16
-	ThrottleTimeMs int32                    // throttle_time_ms v1-v3
-	Responses      []FetchResponseResponses // responses v0-v3
+	ThrottleTimeMs int32                // throttle_time_ms v1-v3
+	Responses      []FetchResponseTopic // responses v0-v3
 }
 
 // Key implements Message.
@@ -190,7 +190,7 @@ func (m *FetchResponse) readFrom(r *reader, version int16) {
 	switch version {
 	case 0:
 		if n, ok := r.arrayLen(6, false); ok {
-			m.Responses = make([]FetchResponseResponses, n)
+			m.Responses = make([]FetchResponseTopic, n)
 			for i := range m.Responses {
 				m.Responses[i].readFrom(r, version)
 			}
@@ -198,7 +198,7 @@ func (m *FetchResponse) readFrom(r *reader, version int16) {
 	default: // v1-v3
 		m.ThrottleTimeMs = r.int32()
 		if n, ok := r.arrayLen(6, false); ok {
-			m.Responses = make([]FetchResponseResponses, n)
+			m.Responses = make([]FetchResponseTopic, n)
 			for i := range m.Responses {
 				m.Responses[i].readFrom(r, version)
 			}
@@ -206,13 +206,13 @@ func (m *FetchResponse) readFrom(r *reader, version int16) {
 	}
 }
 
-// FetchResponseResponses is an element of FetchResponse.Responses (responses).
-type FetchResponseResponses struct {
-	Topic              string                            // topic v0-v3
-	PartitionResponses []FetchResponsePartitionResponses // partition_responses v0-v3
+// FetchResponseTopic is an element of FetchResponse.Responses (responses).
+type FetchResponseTopic struct {
+	Topic              string                        // topic v0-v3
+	PartitionResponses []FetchResponseTopicPartition // partition_responses v0-v3
 }
 
-func (m *FetchResponseResponses) appendTo(dst []byte, version int16, s *sends) []byte {
+func (m *FetchResponseTopic) appendTo(dst []byte, version int16, s *sends) []byte {
 	dst = appendString(dst, m.Topic)
 	dst = appendArrayLen(dst, len(m.PartitionResponses))
 	for i := range m.PartitionResponses {
@@ -221,48 +221,48 @@ func (m *FetchResponseResponses) appendTo(dst []byte, version int16, s *sends) [
 	return dst
 }
 
-func (m *FetchResponseResponses) readFrom(r *reader, version int16) {
+func (m *FetchResponseTopic) readFrom(r *reader, version int16) {
 	m.Topic = r.string()
 	if n, ok := r.arrayLen(18, false); ok {
-		m.PartitionResponses = make([]FetchResponsePartitionResponses, n)
+		m.PartitionResponses = make([]FetchResponseTopicPartition, n)
 		for i := range m.PartitionResponses {
 			m.PartitionResponses[i].readFrom(r, version)
 		}
 	}
 }
 
-// FetchResponsePartitionResponses is an element of FetchResponseResponses.PartitionResponses (partition_responses).
-type FetchResponsePartitionResponses struct {
-	PartitionHeader FetchResponsePartitionHeader // partition_header v0-v3
-	RecordSet       record.Records               // record_set v0-v3
+// FetchResponseTopicPartition is an element of FetchResponseTopic.PartitionResponses (partition_responses).
+type FetchResponseTopicPartition struct {
+	PartitionHeader FetchResponseTopicPartitionHeader // partition_header v0-v3
+	RecordSet       record.Records                    // record_set v0-v3
 }
 
-func (m *FetchResponsePartitionResponses) appendTo(dst []byte, version int16, s *sends) []byte {
+func (m *FetchResponseTopicPartition) appendTo(dst []byte, version int16, s *sends) []byte {
 	dst = m.PartitionHeader.appendTo(dst, version, s)
 	dst = appendRecords(dst, m.RecordSet, s)
 	return dst
 }
 
-func (m *FetchResponsePartitionResponses) readFrom(r *reader, version int16) {
+func (m *FetchResponseTopicPartition) readFrom(r *reader, version int16) {
 	m.PartitionHeader.readFrom(r, version)
 	m.RecordSet = r.records()
 }
 
-// FetchResponsePartitionHeader is the value of FetchResponsePartitionResponses.PartitionHeader (partition_header).
-type FetchResponsePartitionHeader struct {
+// FetchResponseTopicPartitionHeader is the value of FetchResponseTopicPartition.PartitionHeader (partition_header).
+type FetchResponseTopicPartitionHeader struct {
 	Partition     int32 // partition v0-v3
 	ErrorCode     int16 // error_code v0-v3
 	HighWatermark int64 // high_watermark v0-v3
 }
 
-func (m *FetchResponsePartitionHeader) appendTo(dst []byte, version int16, s *sends) []byte {
+func (m *FetchResponseTopicPartitionHeader) appendTo(dst []byte, version int16, s *sends) []byte {
 	dst = appendInt32(dst, m.Partition)
 	dst = appendInt16(dst, m.ErrorCode)
 	dst = appendInt64(dst, m.HighWatermark)
 	return dst
 }
 
-func (m *FetchResponsePartitionHeader) readFrom(r *reader, version int16) {
+func (m *FetchResponseTopicPartitionHeader) readFrom(r *reader, version int16) {
 	m.Partition = r.int32()
 	m.ErrorCode = r.int16()
 	m.HighWatermark = r.int64()

@@ -8,8 +8,8 @@ package protocol
 type ListOffsetRequest struct {
 	// Version selects the wire layout used by AppendTo and ReadFrom.
 	Version   int16
-	ReplicaID int32                     // replica_id v0-v1
-	Topics    []ListOffsetRequestTopics // topics v0-v1
+	ReplicaID int32                    // replica_id v0-v1
+	Topics    []ListOffsetRequestTopic // topics v0-v1
 }
 
 // Key implements Message.
@@ -60,7 +60,7 @@ func (m *ListOffsetRequest) readFrom(r *reader, version int16) {
 	case 0:
 		m.ReplicaID = r.int32()
 		if n, ok := r.arrayLen(6, false); ok {
-			m.Topics = make([]ListOffsetRequestTopics, n)
+			m.Topics = make([]ListOffsetRequestTopic, n)
 			for i := range m.Topics {
 				m.Topics[i].readFrom(r, version)
 			}
@@ -68,7 +68,7 @@ func (m *ListOffsetRequest) readFrom(r *reader, version int16) {
 	default: // v1
 		m.ReplicaID = r.int32()
 		if n, ok := r.arrayLen(6, false); ok {
-			m.Topics = make([]ListOffsetRequestTopics, n)
+			m.Topics = make([]ListOffsetRequestTopic, n)
 			for i := range m.Topics {
 				m.Topics[i].readFrom(r, version)
 			}
@@ -76,13 +76,13 @@ func (m *ListOffsetRequest) readFrom(r *reader, version int16) {
 	}
 }
 
-// ListOffsetRequestTopics is an element of ListOffsetRequest.Topics (topics).
-type ListOffsetRequestTopics struct {
-	Topic      string                        // topic v0-v1
-	Partitions []ListOffsetRequestPartitions // partitions v0-v1
+// ListOffsetRequestTopic is an element of ListOffsetRequest.Topics (topics).
+type ListOffsetRequestTopic struct {
+	Topic      string                            // topic v0-v1
+	Partitions []ListOffsetRequestTopicPartition // partitions v0-v1
 }
 
-func (m *ListOffsetRequestTopics) appendTo(dst []byte, version int16, s *sends) []byte {
+func (m *ListOffsetRequestTopic) appendTo(dst []byte, version int16, s *sends) []byte {
 	switch version {
 	case 0:
 		dst = appendString(dst, m.Topic)
@@ -100,12 +100,12 @@ func (m *ListOffsetRequestTopics) appendTo(dst []byte, version int16, s *sends) 
 	return dst
 }
 
-func (m *ListOffsetRequestTopics) readFrom(r *reader, version int16) {
+func (m *ListOffsetRequestTopic) readFrom(r *reader, version int16) {
 	switch version {
 	case 0:
 		m.Topic = r.string()
 		if n, ok := r.arrayLen(16, false); ok {
-			m.Partitions = make([]ListOffsetRequestPartitions, n)
+			m.Partitions = make([]ListOffsetRequestTopicPartition, n)
 			for i := range m.Partitions {
 				m.Partitions[i].readFrom(r, version)
 			}
@@ -113,7 +113,7 @@ func (m *ListOffsetRequestTopics) readFrom(r *reader, version int16) {
 	default: // v1
 		m.Topic = r.string()
 		if n, ok := r.arrayLen(12, false); ok {
-			m.Partitions = make([]ListOffsetRequestPartitions, n)
+			m.Partitions = make([]ListOffsetRequestTopicPartition, n)
 			for i := range m.Partitions {
 				m.Partitions[i].readFrom(r, version)
 			}
@@ -121,14 +121,14 @@ func (m *ListOffsetRequestTopics) readFrom(r *reader, version int16) {
 	}
 }
 
-// ListOffsetRequestPartitions is an element of ListOffsetRequestTopics.Partitions (partitions).
-type ListOffsetRequestPartitions struct {
+// ListOffsetRequestTopicPartition is an element of ListOffsetRequestTopic.Partitions (partitions).
+type ListOffsetRequestTopicPartition struct {
 	Partition     int32 // partition v0-v1
 	Timestamp     int64 // timestamp v0-v1
 	MaxNumOffsets int32 // max_num_offsets v0
 }
 
-func (m *ListOffsetRequestPartitions) appendTo(dst []byte, version int16, s *sends) []byte {
+func (m *ListOffsetRequestTopicPartition) appendTo(dst []byte, version int16, s *sends) []byte {
 	switch version {
 	case 0:
 		dst = appendInt32(dst, m.Partition)
@@ -141,7 +141,7 @@ func (m *ListOffsetRequestPartitions) appendTo(dst []byte, version int16, s *sen
 	return dst
 }
 
-func (m *ListOffsetRequestPartitions) readFrom(r *reader, version int16) {
+func (m *ListOffsetRequestTopicPartition) readFrom(r *reader, version int16) {
 	switch version {
 	case 0:
 		m.Partition = r.int32()
@@ -159,7 +159,7 @@ func (m *ListOffsetRequestPartitions) readFrom(r *reader, version int16) {
 type ListOffsetResponse struct {
 	// Version selects the wire layout used by AppendTo and ReadFrom.
 	Version   int16
-	Responses []ListOffsetResponseResponses // responses v0-v1
+	Responses []ListOffsetResponseTopic // responses v0-v1
 }
 
 // Key implements Message.
@@ -207,14 +207,14 @@ func (m *ListOffsetResponse) readFrom(r *reader, version int16) {
 	switch version {
 	case 0:
 		if n, ok := r.arrayLen(6, false); ok {
-			m.Responses = make([]ListOffsetResponseResponses, n)
+			m.Responses = make([]ListOffsetResponseTopic, n)
 			for i := range m.Responses {
 				m.Responses[i].readFrom(r, version)
 			}
 		}
 	default: // v1
 		if n, ok := r.arrayLen(6, false); ok {
-			m.Responses = make([]ListOffsetResponseResponses, n)
+			m.Responses = make([]ListOffsetResponseTopic, n)
 			for i := range m.Responses {
 				m.Responses[i].readFrom(r, version)
 			}
@@ -222,13 +222,13 @@ func (m *ListOffsetResponse) readFrom(r *reader, version int16) {
 	}
 }
 
-// ListOffsetResponseResponses is an element of ListOffsetResponse.Responses (responses).
-type ListOffsetResponseResponses struct {
-	Topic              string                                 // topic v0-v1
-	PartitionResponses []ListOffsetResponsePartitionResponses // partition_responses v0-v1
+// ListOffsetResponseTopic is an element of ListOffsetResponse.Responses (responses).
+type ListOffsetResponseTopic struct {
+	Topic              string                             // topic v0-v1
+	PartitionResponses []ListOffsetResponseTopicPartition // partition_responses v0-v1
 }
 
-func (m *ListOffsetResponseResponses) appendTo(dst []byte, version int16, s *sends) []byte {
+func (m *ListOffsetResponseTopic) appendTo(dst []byte, version int16, s *sends) []byte {
 	switch version {
 	case 0:
 		dst = appendString(dst, m.Topic)
@@ -246,12 +246,12 @@ func (m *ListOffsetResponseResponses) appendTo(dst []byte, version int16, s *sen
 	return dst
 }
 
-func (m *ListOffsetResponseResponses) readFrom(r *reader, version int16) {
+func (m *ListOffsetResponseTopic) readFrom(r *reader, version int16) {
 	switch version {
 	case 0:
 		m.Topic = r.string()
 		if n, ok := r.arrayLen(10, false); ok {
-			m.PartitionResponses = make([]ListOffsetResponsePartitionResponses, n)
+			m.PartitionResponses = make([]ListOffsetResponseTopicPartition, n)
 			for i := range m.PartitionResponses {
 				m.PartitionResponses[i].readFrom(r, version)
 			}
@@ -259,7 +259,7 @@ func (m *ListOffsetResponseResponses) readFrom(r *reader, version int16) {
 	default: // v1
 		m.Topic = r.string()
 		if n, ok := r.arrayLen(22, false); ok {
-			m.PartitionResponses = make([]ListOffsetResponsePartitionResponses, n)
+			m.PartitionResponses = make([]ListOffsetResponseTopicPartition, n)
 			for i := range m.PartitionResponses {
 				m.PartitionResponses[i].readFrom(r, version)
 			}
@@ -267,8 +267,8 @@ func (m *ListOffsetResponseResponses) readFrom(r *reader, version int16) {
 	}
 }
 
-// ListOffsetResponsePartitionResponses is an element of ListOffsetResponseResponses.PartitionResponses (partition_responses).
-type ListOffsetResponsePartitionResponses struct {
+// ListOffsetResponseTopicPartition is an element of ListOffsetResponseTopic.PartitionResponses (partition_responses).
+type ListOffsetResponseTopicPartition struct {
 	Partition int32   // partition v0-v1
 	ErrorCode int16   // error_code v0-v1
 	Timestamp int64   // timestamp v1
@@ -276,7 +276,7 @@ type ListOffsetResponsePartitionResponses struct {
 	Offsets   []int64 // offsets v0
 }
 
-func (m *ListOffsetResponsePartitionResponses) appendTo(dst []byte, version int16, s *sends) []byte {
+func (m *ListOffsetResponseTopicPartition) appendTo(dst []byte, version int16, s *sends) []byte {
 	switch version {
 	case 0:
 		dst = appendInt32(dst, m.Partition)
@@ -294,7 +294,7 @@ func (m *ListOffsetResponsePartitionResponses) appendTo(dst []byte, version int1
 	return dst
 }
 
-func (m *ListOffsetResponsePartitionResponses) readFrom(r *reader, version int16) {
+func (m *ListOffsetResponseTopicPartition) readFrom(r *reader, version int16) {
 	switch version {
 	case 0:
 		m.Partition = r.int32()

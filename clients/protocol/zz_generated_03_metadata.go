@@ -77,10 +77,10 @@ func (m *MetadataRequest) readFrom(r *reader, version int16) {
 type MetadataResponse struct {
 	// Version selects the wire layout used by AppendTo and ReadFrom.
 	Version       int16
-	Brokers       []MetadataResponseBrokers       // brokers v0-v2
-	ClusterID     *string                         // cluster_id v2
-	ControllerID  int32                           // controller_id v1-v2
-	TopicMetadata []MetadataResponseTopicMetadata // topic_metadata v0-v2
+	Brokers       []MetadataResponseBroker // brokers v0-v2
+	ClusterID     *string                  // cluster_id v2
+	ControllerID  int32                    // controller_id v1-v2
+	TopicMetadata []MetadataResponseTopic  // topic_metadata v0-v2
 }
 
 // Key implements Message.
@@ -148,34 +148,34 @@ func (m *MetadataResponse) readFrom(r *reader, version int16) {
 	switch version {
 	case 0:
 		if n, ok := r.arrayLen(10, false); ok {
-			m.Brokers = make([]MetadataResponseBrokers, n)
+			m.Brokers = make([]MetadataResponseBroker, n)
 			for i := range m.Brokers {
 				m.Brokers[i].readFrom(r, version)
 			}
 		}
 		if n, ok := r.arrayLen(8, false); ok {
-			m.TopicMetadata = make([]MetadataResponseTopicMetadata, n)
+			m.TopicMetadata = make([]MetadataResponseTopic, n)
 			for i := range m.TopicMetadata {
 				m.TopicMetadata[i].readFrom(r, version)
 			}
 		}
 	case 1:
 		if n, ok := r.arrayLen(12, false); ok {
-			m.Brokers = make([]MetadataResponseBrokers, n)
+			m.Brokers = make([]MetadataResponseBroker, n)
 			for i := range m.Brokers {
 				m.Brokers[i].readFrom(r, version)
 			}
 		}
 		m.ControllerID = r.int32()
 		if n, ok := r.arrayLen(9, false); ok {
-			m.TopicMetadata = make([]MetadataResponseTopicMetadata, n)
+			m.TopicMetadata = make([]MetadataResponseTopic, n)
 			for i := range m.TopicMetadata {
 				m.TopicMetadata[i].readFrom(r, version)
 			}
 		}
 	default: // v2
 		if n, ok := r.arrayLen(12, false); ok {
-			m.Brokers = make([]MetadataResponseBrokers, n)
+			m.Brokers = make([]MetadataResponseBroker, n)
 			for i := range m.Brokers {
 				m.Brokers[i].readFrom(r, version)
 			}
@@ -183,7 +183,7 @@ func (m *MetadataResponse) readFrom(r *reader, version int16) {
 		m.ClusterID = r.nullableString()
 		m.ControllerID = r.int32()
 		if n, ok := r.arrayLen(9, false); ok {
-			m.TopicMetadata = make([]MetadataResponseTopicMetadata, n)
+			m.TopicMetadata = make([]MetadataResponseTopic, n)
 			for i := range m.TopicMetadata {
 				m.TopicMetadata[i].readFrom(r, version)
 			}
@@ -191,15 +191,15 @@ func (m *MetadataResponse) readFrom(r *reader, version int16) {
 	}
 }
 
-// MetadataResponseBrokers is an element of MetadataResponse.Brokers (brokers).
-type MetadataResponseBrokers struct {
+// MetadataResponseBroker is an element of MetadataResponse.Brokers (brokers).
+type MetadataResponseBroker struct {
 	NodeID int32   // node_id v0-v2
 	Host   string  // host v0-v2
 	Port   int32   // port v0-v2
 	Rack   *string // rack v1-v2
 }
 
-func (m *MetadataResponseBrokers) appendTo(dst []byte, version int16, s *sends) []byte {
+func (m *MetadataResponseBroker) appendTo(dst []byte, version int16, s *sends) []byte {
 	switch version {
 	case 0:
 		dst = appendInt32(dst, m.NodeID)
@@ -214,7 +214,7 @@ func (m *MetadataResponseBrokers) appendTo(dst []byte, version int16, s *sends) 
 	return dst
 }
 
-func (m *MetadataResponseBrokers) readFrom(r *reader, version int16) {
+func (m *MetadataResponseBroker) readFrom(r *reader, version int16) {
 	switch version {
 	case 0:
 		m.NodeID = r.int32()
@@ -228,15 +228,15 @@ func (m *MetadataResponseBrokers) readFrom(r *reader, version int16) {
 	}
 }
 
-// MetadataResponseTopicMetadata is an element of MetadataResponse.TopicMetadata (topic_metadata).
-type MetadataResponseTopicMetadata struct {
-	TopicErrorCode    int16                               // topic_error_code v0-v2
-	Topic             string                              // topic v0-v2
-	IsInternal        bool                                // is_internal v1-v2
-	PartitionMetadata []MetadataResponsePartitionMetadata // partition_metadata v0-v2
+// MetadataResponseTopic is an element of MetadataResponse.TopicMetadata (topic_metadata).
+type MetadataResponseTopic struct {
+	TopicErrorCode    int16                            // topic_error_code v0-v2
+	Topic             string                           // topic v0-v2
+	IsInternal        bool                             // is_internal v1-v2
+	PartitionMetadata []MetadataResponseTopicPartition // partition_metadata v0-v2
 }
 
-func (m *MetadataResponseTopicMetadata) appendTo(dst []byte, version int16, s *sends) []byte {
+func (m *MetadataResponseTopic) appendTo(dst []byte, version int16, s *sends) []byte {
 	switch version {
 	case 0:
 		dst = appendInt16(dst, m.TopicErrorCode)
@@ -257,13 +257,13 @@ func (m *MetadataResponseTopicMetadata) appendTo(dst []byte, version int16, s *s
 	return dst
 }
 
-func (m *MetadataResponseTopicMetadata) readFrom(r *reader, version int16) {
+func (m *MetadataResponseTopic) readFrom(r *reader, version int16) {
 	switch version {
 	case 0:
 		m.TopicErrorCode = r.int16()
 		m.Topic = r.string()
 		if n, ok := r.arrayLen(18, false); ok {
-			m.PartitionMetadata = make([]MetadataResponsePartitionMetadata, n)
+			m.PartitionMetadata = make([]MetadataResponseTopicPartition, n)
 			for i := range m.PartitionMetadata {
 				m.PartitionMetadata[i].readFrom(r, version)
 			}
@@ -273,7 +273,7 @@ func (m *MetadataResponseTopicMetadata) readFrom(r *reader, version int16) {
 		m.Topic = r.string()
 		m.IsInternal = r.bool()
 		if n, ok := r.arrayLen(18, false); ok {
-			m.PartitionMetadata = make([]MetadataResponsePartitionMetadata, n)
+			m.PartitionMetadata = make([]MetadataResponseTopicPartition, n)
 			for i := range m.PartitionMetadata {
 				m.PartitionMetadata[i].readFrom(r, version)
 			}
@@ -281,8 +281,8 @@ func (m *MetadataResponseTopicMetadata) readFrom(r *reader, version int16) {
 	}
 }
 
-// MetadataResponsePartitionMetadata is an element of MetadataResponseTopicMetadata.PartitionMetadata (partition_metadata).
-type MetadataResponsePartitionMetadata struct {
+// MetadataResponseTopicPartition is an element of MetadataResponseTopic.PartitionMetadata (partition_metadata).
+type MetadataResponseTopicPartition struct {
 	PartitionErrorCode int16   // partition_error_code v0-v2
 	PartitionID        int32   // partition_id v0-v2
 	Leader             int32   // leader v0-v2
@@ -290,7 +290,7 @@ type MetadataResponsePartitionMetadata struct {
 	Isr                []int32 // isr v0-v2
 }
 
-func (m *MetadataResponsePartitionMetadata) appendTo(dst []byte, version int16, s *sends) []byte {
+func (m *MetadataResponseTopicPartition) appendTo(dst []byte, version int16, s *sends) []byte {
 	dst = appendInt16(dst, m.PartitionErrorCode)
 	dst = appendInt32(dst, m.PartitionID)
 	dst = appendInt32(dst, m.Leader)
@@ -305,7 +305,7 @@ func (m *MetadataResponsePartitionMetadata) appendTo(dst []byte, version int16, 
 	return dst
 }
 
-func (m *MetadataResponsePartitionMetadata) readFrom(r *reader, version int16) {
+func (m *MetadataResponseTopicPartition) readFrom(r *reader, version int16) {
 	m.PartitionErrorCode = r.int16()
 	m.PartitionID = r.int32()
 	m.Leader = r.int32()

@@ -8,10 +8,10 @@ package protocol
 type LeaderAndIsrRequest struct {
 	// Version selects the wire layout used by AppendTo and ReadFrom.
 	Version         int16
-	ControllerID    int32                                // controller_id v0
-	ControllerEpoch int32                                // controller_epoch v0
-	PartitionStates []LeaderAndIsrRequestPartitionStates // partition_states v0
-	LiveLeaders     []LeaderAndIsrRequestLiveLeaders     // live_leaders v0
+	ControllerID    int32                               // controller_id v0
+	ControllerEpoch int32                               // controller_epoch v0
+	PartitionStates []LeaderAndIsrRequestPartitionState // partition_states v0
+	LiveLeaders     []LeaderAndIsrRequestLiveLeader     // live_leaders v0
 }
 
 // Key implements Message.
@@ -57,21 +57,21 @@ func (m *LeaderAndIsrRequest) readFrom(r *reader, version int16) {
 	m.ControllerID = r.int32()
 	m.ControllerEpoch = r.int32()
 	if n, ok := r.arrayLen(30, false); ok {
-		m.PartitionStates = make([]LeaderAndIsrRequestPartitionStates, n)
+		m.PartitionStates = make([]LeaderAndIsrRequestPartitionState, n)
 		for i := range m.PartitionStates {
 			m.PartitionStates[i].readFrom(r, version)
 		}
 	}
 	if n, ok := r.arrayLen(10, false); ok {
-		m.LiveLeaders = make([]LeaderAndIsrRequestLiveLeaders, n)
+		m.LiveLeaders = make([]LeaderAndIsrRequestLiveLeader, n)
 		for i := range m.LiveLeaders {
 			m.LiveLeaders[i].readFrom(r, version)
 		}
 	}
 }
 
-// LeaderAndIsrRequestPartitionStates is an element of LeaderAndIsrRequest.PartitionStates (partition_states).
-type LeaderAndIsrRequestPartitionStates struct {
+// LeaderAndIsrRequestPartitionState is an element of LeaderAndIsrRequest.PartitionStates (partition_states).
+type LeaderAndIsrRequestPartitionState struct {
 	Topic           string  // topic v0
 	Partition       int32   // partition v0
 	ControllerEpoch int32   // controller_epoch v0
@@ -82,7 +82,7 @@ type LeaderAndIsrRequestPartitionStates struct {
 	Replicas        []int32 // replicas v0
 }
 
-func (m *LeaderAndIsrRequestPartitionStates) appendTo(dst []byte, version int16, s *sends) []byte {
+func (m *LeaderAndIsrRequestPartitionState) appendTo(dst []byte, version int16, s *sends) []byte {
 	dst = appendString(dst, m.Topic)
 	dst = appendInt32(dst, m.Partition)
 	dst = appendInt32(dst, m.ControllerEpoch)
@@ -100,7 +100,7 @@ func (m *LeaderAndIsrRequestPartitionStates) appendTo(dst []byte, version int16,
 	return dst
 }
 
-func (m *LeaderAndIsrRequestPartitionStates) readFrom(r *reader, version int16) {
+func (m *LeaderAndIsrRequestPartitionState) readFrom(r *reader, version int16) {
 	m.Topic = r.string()
 	m.Partition = r.int32()
 	m.ControllerEpoch = r.int32()
@@ -121,21 +121,21 @@ func (m *LeaderAndIsrRequestPartitionStates) readFrom(r *reader, version int16) 
 	}
 }
 
-// LeaderAndIsrRequestLiveLeaders is an element of LeaderAndIsrRequest.LiveLeaders (live_leaders).
-type LeaderAndIsrRequestLiveLeaders struct {
+// LeaderAndIsrRequestLiveLeader is an element of LeaderAndIsrRequest.LiveLeaders (live_leaders).
+type LeaderAndIsrRequestLiveLeader struct {
 	ID   int32  // id v0
 	Host string // host v0
 	Port int32  // port v0
 }
 
-func (m *LeaderAndIsrRequestLiveLeaders) appendTo(dst []byte, version int16, s *sends) []byte {
+func (m *LeaderAndIsrRequestLiveLeader) appendTo(dst []byte, version int16, s *sends) []byte {
 	dst = appendInt32(dst, m.ID)
 	dst = appendString(dst, m.Host)
 	dst = appendInt32(dst, m.Port)
 	return dst
 }
 
-func (m *LeaderAndIsrRequestLiveLeaders) readFrom(r *reader, version int16) {
+func (m *LeaderAndIsrRequestLiveLeader) readFrom(r *reader, version int16) {
 	m.ID = r.int32()
 	m.Host = r.string()
 	m.Port = r.int32()
@@ -147,8 +147,8 @@ func (m *LeaderAndIsrRequestLiveLeaders) readFrom(r *reader, version int16) {
 type LeaderAndIsrResponse struct {
 	// Version selects the wire layout used by AppendTo and ReadFrom.
 	Version    int16
-	ErrorCode  int16                            // error_code v0
-	Partitions []LeaderAndIsrResponsePartitions // partitions v0
+	ErrorCode  int16                           // error_code v0
+	Partitions []LeaderAndIsrResponsePartition // partitions v0
 }
 
 // Key implements Message.
@@ -188,28 +188,28 @@ func (m *LeaderAndIsrResponse) appendTo(dst []byte, version int16, s *sends) []b
 func (m *LeaderAndIsrResponse) readFrom(r *reader, version int16) {
 	m.ErrorCode = r.int16()
 	if n, ok := r.arrayLen(8, false); ok {
-		m.Partitions = make([]LeaderAndIsrResponsePartitions, n)
+		m.Partitions = make([]LeaderAndIsrResponsePartition, n)
 		for i := range m.Partitions {
 			m.Partitions[i].readFrom(r, version)
 		}
 	}
 }
 
-// LeaderAndIsrResponsePartitions is an element of LeaderAndIsrResponse.Partitions (partitions).
-type LeaderAndIsrResponsePartitions struct {
+// LeaderAndIsrResponsePartition is an element of LeaderAndIsrResponse.Partitions (partitions).
+type LeaderAndIsrResponsePartition struct {
 	Topic     string // topic v0
 	Partition int32  // partition v0
 	ErrorCode int16  // error_code v0
 }
 
-func (m *LeaderAndIsrResponsePartitions) appendTo(dst []byte, version int16, s *sends) []byte {
+func (m *LeaderAndIsrResponsePartition) appendTo(dst []byte, version int16, s *sends) []byte {
 	dst = appendString(dst, m.Topic)
 	dst = appendInt32(dst, m.Partition)
 	dst = appendInt16(dst, m.ErrorCode)
 	return dst
 }
 
-func (m *LeaderAndIsrResponsePartitions) readFrom(r *reader, version int16) {
+func (m *LeaderAndIsrResponsePartition) readFrom(r *reader, version int16) {
 	m.Topic = r.string()
 	m.Partition = r.int32()
 	m.ErrorCode = r.int16()

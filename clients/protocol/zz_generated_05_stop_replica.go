@@ -8,10 +8,10 @@ package protocol
 type StopReplicaRequest struct {
 	// Version selects the wire layout used by AppendTo and ReadFrom.
 	Version          int16
-	ControllerID     int32                          // controller_id v0
-	ControllerEpoch  int32                          // controller_epoch v0
-	DeletePartitions bool                           // delete_partitions v0
-	Partitions       []StopReplicaRequestPartitions // partitions v0
+	ControllerID     int32                         // controller_id v0
+	ControllerEpoch  int32                         // controller_epoch v0
+	DeletePartitions bool                          // delete_partitions v0
+	Partitions       []StopReplicaRequestPartition // partitions v0
 }
 
 // Key implements Message.
@@ -55,26 +55,26 @@ func (m *StopReplicaRequest) readFrom(r *reader, version int16) {
 	m.ControllerEpoch = r.int32()
 	m.DeletePartitions = r.bool()
 	if n, ok := r.arrayLen(6, false); ok {
-		m.Partitions = make([]StopReplicaRequestPartitions, n)
+		m.Partitions = make([]StopReplicaRequestPartition, n)
 		for i := range m.Partitions {
 			m.Partitions[i].readFrom(r, version)
 		}
 	}
 }
 
-// StopReplicaRequestPartitions is an element of StopReplicaRequest.Partitions (partitions).
-type StopReplicaRequestPartitions struct {
+// StopReplicaRequestPartition is an element of StopReplicaRequest.Partitions (partitions).
+type StopReplicaRequestPartition struct {
 	Topic     string // topic v0
 	Partition int32  // partition v0
 }
 
-func (m *StopReplicaRequestPartitions) appendTo(dst []byte, version int16, s *sends) []byte {
+func (m *StopReplicaRequestPartition) appendTo(dst []byte, version int16, s *sends) []byte {
 	dst = appendString(dst, m.Topic)
 	dst = appendInt32(dst, m.Partition)
 	return dst
 }
 
-func (m *StopReplicaRequestPartitions) readFrom(r *reader, version int16) {
+func (m *StopReplicaRequestPartition) readFrom(r *reader, version int16) {
 	m.Topic = r.string()
 	m.Partition = r.int32()
 }
@@ -85,8 +85,8 @@ func (m *StopReplicaRequestPartitions) readFrom(r *reader, version int16) {
 type StopReplicaResponse struct {
 	// Version selects the wire layout used by AppendTo and ReadFrom.
 	Version    int16
-	ErrorCode  int16                           // error_code v0
-	Partitions []StopReplicaResponsePartitions // partitions v0
+	ErrorCode  int16                          // error_code v0
+	Partitions []StopReplicaResponsePartition // partitions v0
 }
 
 // Key implements Message.
@@ -126,28 +126,28 @@ func (m *StopReplicaResponse) appendTo(dst []byte, version int16, s *sends) []by
 func (m *StopReplicaResponse) readFrom(r *reader, version int16) {
 	m.ErrorCode = r.int16()
 	if n, ok := r.arrayLen(8, false); ok {
-		m.Partitions = make([]StopReplicaResponsePartitions, n)
+		m.Partitions = make([]StopReplicaResponsePartition, n)
 		for i := range m.Partitions {
 			m.Partitions[i].readFrom(r, version)
 		}
 	}
 }
 
-// StopReplicaResponsePartitions is an element of StopReplicaResponse.Partitions (partitions).
-type StopReplicaResponsePartitions struct {
+// StopReplicaResponsePartition is an element of StopReplicaResponse.Partitions (partitions).
+type StopReplicaResponsePartition struct {
 	Topic     string // topic v0
 	Partition int32  // partition v0
 	ErrorCode int16  // error_code v0
 }
 
-func (m *StopReplicaResponsePartitions) appendTo(dst []byte, version int16, s *sends) []byte {
+func (m *StopReplicaResponsePartition) appendTo(dst []byte, version int16, s *sends) []byte {
 	dst = appendString(dst, m.Topic)
 	dst = appendInt32(dst, m.Partition)
 	dst = appendInt16(dst, m.ErrorCode)
 	return dst
 }
 
-func (m *StopReplicaResponsePartitions) readFrom(r *reader, version int16) {
+func (m *StopReplicaResponsePartition) readFrom(r *reader, version int16) {
 	m.Topic = r.string()
 	m.Partition = r.int32()
 	m.ErrorCode = r.int16()

@@ -8,10 +8,10 @@ package protocol
 type UpdateMetadataRequest struct {
 	// Version selects the wire layout used by AppendTo and ReadFrom.
 	Version         int16
-	ControllerID    int32                                  // controller_id v0-v3
-	ControllerEpoch int32                                  // controller_epoch v0-v3
-	PartitionStates []UpdateMetadataRequestPartitionStates // partition_states v0-v3
-	LiveBrokers     []UpdateMetadataRequestLiveBrokers     // live_brokers v0-v3
+	ControllerID    int32                                 // controller_id v0-v3
+	ControllerEpoch int32                                 // controller_epoch v0-v3
+	PartitionStates []UpdateMetadataRequestPartitionState // partition_states v0-v3
+	LiveBrokers     []UpdateMetadataRequestLiveBroker     // live_brokers v0-v3
 }
 
 // Key implements Message.
@@ -95,13 +95,13 @@ func (m *UpdateMetadataRequest) readFrom(r *reader, version int16) {
 		m.ControllerID = r.int32()
 		m.ControllerEpoch = r.int32()
 		if n, ok := r.arrayLen(30, false); ok {
-			m.PartitionStates = make([]UpdateMetadataRequestPartitionStates, n)
+			m.PartitionStates = make([]UpdateMetadataRequestPartitionState, n)
 			for i := range m.PartitionStates {
 				m.PartitionStates[i].readFrom(r, version)
 			}
 		}
 		if n, ok := r.arrayLen(10, false); ok {
-			m.LiveBrokers = make([]UpdateMetadataRequestLiveBrokers, n)
+			m.LiveBrokers = make([]UpdateMetadataRequestLiveBroker, n)
 			for i := range m.LiveBrokers {
 				m.LiveBrokers[i].readFrom(r, version)
 			}
@@ -110,13 +110,13 @@ func (m *UpdateMetadataRequest) readFrom(r *reader, version int16) {
 		m.ControllerID = r.int32()
 		m.ControllerEpoch = r.int32()
 		if n, ok := r.arrayLen(30, false); ok {
-			m.PartitionStates = make([]UpdateMetadataRequestPartitionStates, n)
+			m.PartitionStates = make([]UpdateMetadataRequestPartitionState, n)
 			for i := range m.PartitionStates {
 				m.PartitionStates[i].readFrom(r, version)
 			}
 		}
 		if n, ok := r.arrayLen(8, false); ok {
-			m.LiveBrokers = make([]UpdateMetadataRequestLiveBrokers, n)
+			m.LiveBrokers = make([]UpdateMetadataRequestLiveBroker, n)
 			for i := range m.LiveBrokers {
 				m.LiveBrokers[i].readFrom(r, version)
 			}
@@ -125,13 +125,13 @@ func (m *UpdateMetadataRequest) readFrom(r *reader, version int16) {
 		m.ControllerID = r.int32()
 		m.ControllerEpoch = r.int32()
 		if n, ok := r.arrayLen(30, false); ok {
-			m.PartitionStates = make([]UpdateMetadataRequestPartitionStates, n)
+			m.PartitionStates = make([]UpdateMetadataRequestPartitionState, n)
 			for i := range m.PartitionStates {
 				m.PartitionStates[i].readFrom(r, version)
 			}
 		}
 		if n, ok := r.arrayLen(10, false); ok {
-			m.LiveBrokers = make([]UpdateMetadataRequestLiveBrokers, n)
+			m.LiveBrokers = make([]UpdateMetadataRequestLiveBroker, n)
 			for i := range m.LiveBrokers {
 				m.LiveBrokers[i].readFrom(r, version)
 			}
@@ -140,13 +140,13 @@ func (m *UpdateMetadataRequest) readFrom(r *reader, version int16) {
 		m.ControllerID = r.int32()
 		m.ControllerEpoch = r.int32()
 		if n, ok := r.arrayLen(30, false); ok {
-			m.PartitionStates = make([]UpdateMetadataRequestPartitionStates, n)
+			m.PartitionStates = make([]UpdateMetadataRequestPartitionState, n)
 			for i := range m.PartitionStates {
 				m.PartitionStates[i].readFrom(r, version)
 			}
 		}
 		if n, ok := r.arrayLen(10, false); ok {
-			m.LiveBrokers = make([]UpdateMetadataRequestLiveBrokers, n)
+			m.LiveBrokers = make([]UpdateMetadataRequestLiveBroker, n)
 			for i := range m.LiveBrokers {
 				m.LiveBrokers[i].readFrom(r, version)
 			}
@@ -154,8 +154,8 @@ func (m *UpdateMetadataRequest) readFrom(r *reader, version int16) {
 	}
 }
 
-// UpdateMetadataRequestPartitionStates is an element of UpdateMetadataRequest.PartitionStates (partition_states).
-type UpdateMetadataRequestPartitionStates struct {
+// UpdateMetadataRequestPartitionState is an element of UpdateMetadataRequest.PartitionStates (partition_states).
+type UpdateMetadataRequestPartitionState struct {
 	Topic           string  // topic v0-v3
 	Partition       int32   // partition v0-v3
 	ControllerEpoch int32   // controller_epoch v0-v3
@@ -166,7 +166,7 @@ type UpdateMetadataRequestPartitionStates struct {
 	Replicas        []int32 // replicas v0-v3
 }
 
-func (m *UpdateMetadataRequestPartitionStates) appendTo(dst []byte, version int16, s *sends) []byte {
+func (m *UpdateMetadataRequestPartitionState) appendTo(dst []byte, version int16, s *sends) []byte {
 	dst = appendString(dst, m.Topic)
 	dst = appendInt32(dst, m.Partition)
 	dst = appendInt32(dst, m.ControllerEpoch)
@@ -184,7 +184,7 @@ func (m *UpdateMetadataRequestPartitionStates) appendTo(dst []byte, version int1
 	return dst
 }
 
-func (m *UpdateMetadataRequestPartitionStates) readFrom(r *reader, version int16) {
+func (m *UpdateMetadataRequestPartitionState) readFrom(r *reader, version int16) {
 	m.Topic = r.string()
 	m.Partition = r.int32()
 	m.ControllerEpoch = r.int32()
@@ -205,16 +205,16 @@ func (m *UpdateMetadataRequestPartitionStates) readFrom(r *reader, version int16
 	}
 }
 
-// UpdateMetadataRequestLiveBrokers is an element of UpdateMetadataRequest.LiveBrokers (live_brokers).
-type UpdateMetadataRequestLiveBrokers struct {
-	ID        int32                            // id v0-v3
-	EndPoints []UpdateMetadataRequestEndPoints // end_points v1-v3
-	Rack      *string                          // rack v2-v3
-	Host      string                           // host v0
-	Port      int32                            // port v0
+// UpdateMetadataRequestLiveBroker is an element of UpdateMetadataRequest.LiveBrokers (live_brokers).
+type UpdateMetadataRequestLiveBroker struct {
+	ID        int32                                     // id v0-v3
+	EndPoints []UpdateMetadataRequestLiveBrokerEndPoint // end_points v1-v3
+	Rack      *string                                   // rack v2-v3
+	Host      string                                    // host v0
+	Port      int32                                     // port v0
 }
 
-func (m *UpdateMetadataRequestLiveBrokers) appendTo(dst []byte, version int16, s *sends) []byte {
+func (m *UpdateMetadataRequestLiveBroker) appendTo(dst []byte, version int16, s *sends) []byte {
 	switch version {
 	case 0:
 		dst = appendInt32(dst, m.ID)
@@ -244,7 +244,7 @@ func (m *UpdateMetadataRequestLiveBrokers) appendTo(dst []byte, version int16, s
 	return dst
 }
 
-func (m *UpdateMetadataRequestLiveBrokers) readFrom(r *reader, version int16) {
+func (m *UpdateMetadataRequestLiveBroker) readFrom(r *reader, version int16) {
 	switch version {
 	case 0:
 		m.ID = r.int32()
@@ -253,7 +253,7 @@ func (m *UpdateMetadataRequestLiveBrokers) readFrom(r *reader, version int16) {
 	case 1:
 		m.ID = r.int32()
 		if n, ok := r.arrayLen(8, false); ok {
-			m.EndPoints = make([]UpdateMetadataRequestEndPoints, n)
+			m.EndPoints = make([]UpdateMetadataRequestLiveBrokerEndPoint, n)
 			for i := range m.EndPoints {
 				m.EndPoints[i].readFrom(r, version)
 			}
@@ -261,7 +261,7 @@ func (m *UpdateMetadataRequestLiveBrokers) readFrom(r *reader, version int16) {
 	case 2:
 		m.ID = r.int32()
 		if n, ok := r.arrayLen(8, false); ok {
-			m.EndPoints = make([]UpdateMetadataRequestEndPoints, n)
+			m.EndPoints = make([]UpdateMetadataRequestLiveBrokerEndPoint, n)
 			for i := range m.EndPoints {
 				m.EndPoints[i].readFrom(r, version)
 			}
@@ -270,7 +270,7 @@ func (m *UpdateMetadataRequestLiveBrokers) readFrom(r *reader, version int16) {
 	default: // v3
 		m.ID = r.int32()
 		if n, ok := r.arrayLen(10, false); ok {
-			m.EndPoints = make([]UpdateMetadataRequestEndPoints, n)
+			m.EndPoints = make([]UpdateMetadataRequestLiveBrokerEndPoint, n)
 			for i := range m.EndPoints {
 				m.EndPoints[i].readFrom(r, version)
 			}
@@ -279,15 +279,15 @@ func (m *UpdateMetadataRequestLiveBrokers) readFrom(r *reader, version int16) {
 	}
 }
 
-// UpdateMetadataRequestEndPoints is an element of UpdateMetadataRequestLiveBrokers.EndPoints (end_points).
-type UpdateMetadataRequestEndPoints struct {
+// UpdateMetadataRequestLiveBrokerEndPoint is an element of UpdateMetadataRequestLiveBroker.EndPoints (end_points).
+type UpdateMetadataRequestLiveBrokerEndPoint struct {
 	Port                 int32  // port v1-v3
 	Host                 string // host v1-v3
 	ListenerName         string // listener_name v3
 	SecurityProtocolType int16  // security_protocol_type v1-v3
 }
 
-func (m *UpdateMetadataRequestEndPoints) appendTo(dst []byte, version int16, s *sends) []byte {
+func (m *UpdateMetadataRequestLiveBrokerEndPoint) appendTo(dst []byte, version int16, s *sends) []byte {
 	switch version {
 	case 1, 2:
 		dst = appendInt32(dst, m.Port)
@@ -302,7 +302,7 @@ func (m *UpdateMetadataRequestEndPoints) appendTo(dst []byte, version int16, s *
 	return dst
 }
 
-func (m *UpdateMetadataRequestEndPoints) readFrom(r *reader, version int16) {
+func (m *UpdateMetadataRequestLiveBrokerEndPoint) readFrom(r *reader, version int16) {
 	switch version {
 	case 1, 2:
 		m.Port = r.int32()

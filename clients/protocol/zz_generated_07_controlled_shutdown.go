@@ -53,8 +53,8 @@ func (m *ControlledShutdownRequest) readFrom(r *reader, version int16) {
 type ControlledShutdownResponse struct {
 	// Version selects the wire layout used by AppendTo and ReadFrom.
 	Version             int16
-	ErrorCode           int16                                           // error_code v1
-	PartitionsRemaining []ControlledShutdownResponsePartitionsRemaining // partitions_remaining v1
+	ErrorCode           int16                                 // error_code v1
+	PartitionsRemaining []ControlledShutdownResponsePartition // partitions_remaining v1
 }
 
 // Key implements Message.
@@ -96,26 +96,26 @@ func (m *ControlledShutdownResponse) appendTo(dst []byte, version int16, s *send
 func (m *ControlledShutdownResponse) readFrom(r *reader, version int16) {
 	m.ErrorCode = r.int16()
 	if n, ok := r.arrayLen(6, false); ok {
-		m.PartitionsRemaining = make([]ControlledShutdownResponsePartitionsRemaining, n)
+		m.PartitionsRemaining = make([]ControlledShutdownResponsePartition, n)
 		for i := range m.PartitionsRemaining {
 			m.PartitionsRemaining[i].readFrom(r, version)
 		}
 	}
 }
 
-// ControlledShutdownResponsePartitionsRemaining is an element of ControlledShutdownResponse.PartitionsRemaining (partitions_remaining).
-type ControlledShutdownResponsePartitionsRemaining struct {
+// ControlledShutdownResponsePartition is an element of ControlledShutdownResponse.PartitionsRemaining (partitions_remaining).
+type ControlledShutdownResponsePartition struct {
 	Topic     string // topic v1
 	Partition int32  // partition v1
 }
 
-func (m *ControlledShutdownResponsePartitionsRemaining) appendTo(dst []byte, version int16, s *sends) []byte {
+func (m *ControlledShutdownResponsePartition) appendTo(dst []byte, version int16, s *sends) []byte {
 	dst = appendString(dst, m.Topic)
 	dst = appendInt32(dst, m.Partition)
 	return dst
 }
 
-func (m *ControlledShutdownResponsePartitionsRemaining) readFrom(r *reader, version int16) {
+func (m *ControlledShutdownResponsePartition) readFrom(r *reader, version int16) {
 	m.Topic = r.string()
 	m.Partition = r.int32()
 }

@@ -8,11 +8,11 @@ package protocol
 type OffsetCommitRequest struct {
 	// Version selects the wire layout used by AppendTo and ReadFrom.
 	Version           int16
-	GroupID           string                      // group_id v0-v2
-	GroupGenerationID int32                       // group_generation_id v1-v2
-	MemberID          string                      // member_id v1-v2
-	RetentionTime     int64                       // retention_time v2
-	Topics            []OffsetCommitRequestTopics // topics v0-v2
+	GroupID           string                     // group_id v0-v2
+	GroupGenerationID int32                      // group_generation_id v1-v2
+	MemberID          string                     // member_id v1-v2
+	RetentionTime     int64                      // retention_time v2
+	Topics            []OffsetCommitRequestTopic // topics v0-v2
 }
 
 // Key implements Message.
@@ -74,7 +74,7 @@ func (m *OffsetCommitRequest) readFrom(r *reader, version int16) {
 	case 0:
 		m.GroupID = r.string()
 		if n, ok := r.arrayLen(6, false); ok {
-			m.Topics = make([]OffsetCommitRequestTopics, n)
+			m.Topics = make([]OffsetCommitRequestTopic, n)
 			for i := range m.Topics {
 				m.Topics[i].readFrom(r, version)
 			}
@@ -84,7 +84,7 @@ func (m *OffsetCommitRequest) readFrom(r *reader, version int16) {
 		m.GroupGenerationID = r.int32()
 		m.MemberID = r.string()
 		if n, ok := r.arrayLen(6, false); ok {
-			m.Topics = make([]OffsetCommitRequestTopics, n)
+			m.Topics = make([]OffsetCommitRequestTopic, n)
 			for i := range m.Topics {
 				m.Topics[i].readFrom(r, version)
 			}
@@ -95,7 +95,7 @@ func (m *OffsetCommitRequest) readFrom(r *reader, version int16) {
 		m.MemberID = r.string()
 		m.RetentionTime = r.int64()
 		if n, ok := r.arrayLen(6, false); ok {
-			m.Topics = make([]OffsetCommitRequestTopics, n)
+			m.Topics = make([]OffsetCommitRequestTopic, n)
 			for i := range m.Topics {
 				m.Topics[i].readFrom(r, version)
 			}
@@ -103,13 +103,13 @@ func (m *OffsetCommitRequest) readFrom(r *reader, version int16) {
 	}
 }
 
-// OffsetCommitRequestTopics is an element of OffsetCommitRequest.Topics (topics).
-type OffsetCommitRequestTopics struct {
-	Topic      string                          // topic v0-v2
-	Partitions []OffsetCommitRequestPartitions // partitions v0-v2
+// OffsetCommitRequestTopic is an element of OffsetCommitRequest.Topics (topics).
+type OffsetCommitRequestTopic struct {
+	Topic      string                              // topic v0-v2
+	Partitions []OffsetCommitRequestTopicPartition // partitions v0-v2
 }
 
-func (m *OffsetCommitRequestTopics) appendTo(dst []byte, version int16, s *sends) []byte {
+func (m *OffsetCommitRequestTopic) appendTo(dst []byte, version int16, s *sends) []byte {
 	switch version {
 	case 1:
 		dst = appendString(dst, m.Topic)
@@ -127,12 +127,12 @@ func (m *OffsetCommitRequestTopics) appendTo(dst []byte, version int16, s *sends
 	return dst
 }
 
-func (m *OffsetCommitRequestTopics) readFrom(r *reader, version int16) {
+func (m *OffsetCommitRequestTopic) readFrom(r *reader, version int16) {
 	switch version {
 	case 1:
 		m.Topic = r.string()
 		if n, ok := r.arrayLen(22, false); ok {
-			m.Partitions = make([]OffsetCommitRequestPartitions, n)
+			m.Partitions = make([]OffsetCommitRequestTopicPartition, n)
 			for i := range m.Partitions {
 				m.Partitions[i].readFrom(r, version)
 			}
@@ -140,7 +140,7 @@ func (m *OffsetCommitRequestTopics) readFrom(r *reader, version int16) {
 	default: // v0,v2
 		m.Topic = r.string()
 		if n, ok := r.arrayLen(14, false); ok {
-			m.Partitions = make([]OffsetCommitRequestPartitions, n)
+			m.Partitions = make([]OffsetCommitRequestTopicPartition, n)
 			for i := range m.Partitions {
 				m.Partitions[i].readFrom(r, version)
 			}
@@ -148,15 +148,15 @@ func (m *OffsetCommitRequestTopics) readFrom(r *reader, version int16) {
 	}
 }
 
-// OffsetCommitRequestPartitions is an element of OffsetCommitRequestTopics.Partitions (partitions).
-type OffsetCommitRequestPartitions struct {
+// OffsetCommitRequestTopicPartition is an element of OffsetCommitRequestTopic.Partitions (partitions).
+type OffsetCommitRequestTopicPartition struct {
 	Partition int32   // partition v0-v2
 	Offset    int64   // offset v0-v2
 	Timestamp int64   // timestamp v1
 	Metadata  *string // metadata v0-v2
 }
 
-func (m *OffsetCommitRequestPartitions) appendTo(dst []byte, version int16, s *sends) []byte {
+func (m *OffsetCommitRequestTopicPartition) appendTo(dst []byte, version int16, s *sends) []byte {
 	switch version {
 	case 1:
 		dst = appendInt32(dst, m.Partition)
@@ -171,7 +171,7 @@ func (m *OffsetCommitRequestPartitions) appendTo(dst []byte, version int16, s *s
 	return dst
 }
 
-func (m *OffsetCommitRequestPartitions) readFrom(r *reader, version int16) {
+func (m *OffsetCommitRequestTopicPartition) readFrom(r *reader, version int16) {
 	switch version {
 	case 1:
 		m.Partition = r.int32()
@@ -191,7 +191,7 @@ func (m *OffsetCommitRequestPartitions) readFrom(r *reader, version int16) {
 type OffsetCommitResponse struct {
 	// Version selects the wire layout used by AppendTo and ReadFrom.
 	Version   int16
-	Responses []OffsetCommitResponseResponses // responses v0-v2
+	Responses []OffsetCommitResponseTopic // responses v0-v2
 }
 
 // Key implements Message.
@@ -229,20 +229,20 @@ func (m *OffsetCommitResponse) appendTo(dst []byte, version int16, s *sends) []b
 
 func (m *OffsetCommitResponse) readFrom(r *reader, version int16) {
 	if n, ok := r.arrayLen(6, false); ok {
-		m.Responses = make([]OffsetCommitResponseResponses, n)
+		m.Responses = make([]OffsetCommitResponseTopic, n)
 		for i := range m.Responses {
 			m.Responses[i].readFrom(r, version)
 		}
 	}
 }
 
-// OffsetCommitResponseResponses is an element of OffsetCommitResponse.Responses (responses).
-type OffsetCommitResponseResponses struct {
-	Topic              string                                   // topic v0-v2
-	PartitionResponses []OffsetCommitResponsePartitionResponses // partition_responses v0-v2
+// OffsetCommitResponseTopic is an element of OffsetCommitResponse.Responses (responses).
+type OffsetCommitResponseTopic struct {
+	Topic              string                               // topic v0-v2
+	PartitionResponses []OffsetCommitResponseTopicPartition // partition_responses v0-v2
 }
 
-func (m *OffsetCommitResponseResponses) appendTo(dst []byte, version int16, s *sends) []byte {
+func (m *OffsetCommitResponseTopic) appendTo(dst []byte, version int16, s *sends) []byte {
 	dst = appendString(dst, m.Topic)
 	dst = appendArrayLen(dst, len(m.PartitionResponses))
 	for i := range m.PartitionResponses {
@@ -251,29 +251,29 @@ func (m *OffsetCommitResponseResponses) appendTo(dst []byte, version int16, s *s
 	return dst
 }
 
-func (m *OffsetCommitResponseResponses) readFrom(r *reader, version int16) {
+func (m *OffsetCommitResponseTopic) readFrom(r *reader, version int16) {
 	m.Topic = r.string()
 	if n, ok := r.arrayLen(6, false); ok {
-		m.PartitionResponses = make([]OffsetCommitResponsePartitionResponses, n)
+		m.PartitionResponses = make([]OffsetCommitResponseTopicPartition, n)
 		for i := range m.PartitionResponses {
 			m.PartitionResponses[i].readFrom(r, version)
 		}
 	}
 }
 
-// OffsetCommitResponsePartitionResponses is an element of OffsetCommitResponseResponses.PartitionResponses (partition_responses).
-type OffsetCommitResponsePartitionResponses struct {
+// OffsetCommitResponseTopicPartition is an element of OffsetCommitResponseTopic.PartitionResponses (partition_responses).
+type OffsetCommitResponseTopicPartition struct {
 	Partition int32 // partition v0-v2
 	ErrorCode int16 // error_code v0-v2
 }
 
-func (m *OffsetCommitResponsePartitionResponses) appendTo(dst []byte, version int16, s *sends) []byte {
+func (m *OffsetCommitResponseTopicPartition) appendTo(dst []byte, version int16, s *sends) []byte {
 	dst = appendInt32(dst, m.Partition)
 	dst = appendInt16(dst, m.ErrorCode)
 	return dst
 }
 
-func (m *OffsetCommitResponsePartitionResponses) readFrom(r *reader, version int16) {
+func (m *OffsetCommitResponseTopicPartition) readFrom(r *reader, version int16) {
 	m.Partition = r.int32()
 	m.ErrorCode = r.int16()
 }

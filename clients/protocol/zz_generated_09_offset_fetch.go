@@ -8,8 +8,8 @@ package protocol
 type OffsetFetchRequest struct {
 	// Version selects the wire layout used by AppendTo and ReadFrom.
 	Version int16
-	GroupID string                     // group_id v0-v2
-	Topics  []OffsetFetchRequestTopics // topics v0-v2
+	GroupID string                    // group_id v0-v2
+	Topics  []OffsetFetchRequestTopic // topics v0-v2
 }
 
 // Key implements Message.
@@ -60,7 +60,7 @@ func (m *OffsetFetchRequest) readFrom(r *reader, version int16) {
 	case 0, 1:
 		m.GroupID = r.string()
 		if n, ok := r.arrayLen(6, false); ok {
-			m.Topics = make([]OffsetFetchRequestTopics, n)
+			m.Topics = make([]OffsetFetchRequestTopic, n)
 			for i := range m.Topics {
 				m.Topics[i].readFrom(r, version)
 			}
@@ -68,7 +68,7 @@ func (m *OffsetFetchRequest) readFrom(r *reader, version int16) {
 	default: // v2
 		m.GroupID = r.string()
 		if n, ok := r.arrayLen(6, true); ok {
-			m.Topics = make([]OffsetFetchRequestTopics, n)
+			m.Topics = make([]OffsetFetchRequestTopic, n)
 			for i := range m.Topics {
 				m.Topics[i].readFrom(r, version)
 			}
@@ -76,13 +76,13 @@ func (m *OffsetFetchRequest) readFrom(r *reader, version int16) {
 	}
 }
 
-// OffsetFetchRequestTopics is an element of OffsetFetchRequest.Topics (topics).
-type OffsetFetchRequestTopics struct {
-	Topic      string                         // topic v0-v2
-	Partitions []OffsetFetchRequestPartitions // partitions v0-v2
+// OffsetFetchRequestTopic is an element of OffsetFetchRequest.Topics (topics).
+type OffsetFetchRequestTopic struct {
+	Topic      string                             // topic v0-v2
+	Partitions []OffsetFetchRequestTopicPartition // partitions v0-v2
 }
 
-func (m *OffsetFetchRequestTopics) appendTo(dst []byte, version int16, s *sends) []byte {
+func (m *OffsetFetchRequestTopic) appendTo(dst []byte, version int16, s *sends) []byte {
 	dst = appendString(dst, m.Topic)
 	dst = appendArrayLen(dst, len(m.Partitions))
 	for i := range m.Partitions {
@@ -91,27 +91,27 @@ func (m *OffsetFetchRequestTopics) appendTo(dst []byte, version int16, s *sends)
 	return dst
 }
 
-func (m *OffsetFetchRequestTopics) readFrom(r *reader, version int16) {
+func (m *OffsetFetchRequestTopic) readFrom(r *reader, version int16) {
 	m.Topic = r.string()
 	if n, ok := r.arrayLen(4, false); ok {
-		m.Partitions = make([]OffsetFetchRequestPartitions, n)
+		m.Partitions = make([]OffsetFetchRequestTopicPartition, n)
 		for i := range m.Partitions {
 			m.Partitions[i].readFrom(r, version)
 		}
 	}
 }
 
-// OffsetFetchRequestPartitions is an element of OffsetFetchRequestTopics.Partitions (partitions).
-type OffsetFetchRequestPartitions struct {
+// OffsetFetchRequestTopicPartition is an element of OffsetFetchRequestTopic.Partitions (partitions).
+type OffsetFetchRequestTopicPartition struct {
 	Partition int32 // partition v0-v2
 }
 
-func (m *OffsetFetchRequestPartitions) appendTo(dst []byte, version int16, s *sends) []byte {
+func (m *OffsetFetchRequestTopicPartition) appendTo(dst []byte, version int16, s *sends) []byte {
 	dst = appendInt32(dst, m.Partition)
 	return dst
 }
 
-func (m *OffsetFetchRequestPartitions) readFrom(r *reader, version int16) {
+func (m *OffsetFetchRequestTopicPartition) readFrom(r *reader, version int16) {
 	m.Partition = r.int32()
 }
 
@@ -121,8 +121,8 @@ func (m *OffsetFetchRequestPartitions) readFrom(r *reader, version int16) {
 type OffsetFetchResponse struct {
 	// Version selects the wire layout used by AppendTo and ReadFrom.
 	Version   int16
-	Responses []OffsetFetchResponseResponses // responses v0-v2
-	ErrorCode int16                          // error_code v2
+	Responses []OffsetFetchResponseTopic // responses v0-v2
+	ErrorCode int16                      // error_code v2
 }
 
 // Key implements Message.
@@ -171,14 +171,14 @@ func (m *OffsetFetchResponse) readFrom(r *reader, version int16) {
 	switch version {
 	case 0, 1:
 		if n, ok := r.arrayLen(6, false); ok {
-			m.Responses = make([]OffsetFetchResponseResponses, n)
+			m.Responses = make([]OffsetFetchResponseTopic, n)
 			for i := range m.Responses {
 				m.Responses[i].readFrom(r, version)
 			}
 		}
 	default: // v2
 		if n, ok := r.arrayLen(6, false); ok {
-			m.Responses = make([]OffsetFetchResponseResponses, n)
+			m.Responses = make([]OffsetFetchResponseTopic, n)
 			for i := range m.Responses {
 				m.Responses[i].readFrom(r, version)
 			}
@@ -187,13 +187,13 @@ func (m *OffsetFetchResponse) readFrom(r *reader, version int16) {
 	}
 }
 
-// OffsetFetchResponseResponses is an element of OffsetFetchResponse.Responses (responses).
-type OffsetFetchResponseResponses struct {
-	Topic              string                                  // topic v0-v2
-	PartitionResponses []OffsetFetchResponsePartitionResponses // partition_responses v0-v2
+// OffsetFetchResponseTopic is an element of OffsetFetchResponse.Responses (responses).
+type OffsetFetchResponseTopic struct {
+	Topic              string                              // topic v0-v2
+	PartitionResponses []OffsetFetchResponseTopicPartition // partition_responses v0-v2
 }
 
-func (m *OffsetFetchResponseResponses) appendTo(dst []byte, version int16, s *sends) []byte {
+func (m *OffsetFetchResponseTopic) appendTo(dst []byte, version int16, s *sends) []byte {
 	dst = appendString(dst, m.Topic)
 	dst = appendArrayLen(dst, len(m.PartitionResponses))
 	for i := range m.PartitionResponses {
@@ -202,25 +202,25 @@ func (m *OffsetFetchResponseResponses) appendTo(dst []byte, version int16, s *se
 	return dst
 }
 
-func (m *OffsetFetchResponseResponses) readFrom(r *reader, version int16) {
+func (m *OffsetFetchResponseTopic) readFrom(r *reader, version int16) {
 	m.Topic = r.string()
 	if n, ok := r.arrayLen(16, false); ok {
-		m.PartitionResponses = make([]OffsetFetchResponsePartitionResponses, n)
+		m.PartitionResponses = make([]OffsetFetchResponseTopicPartition, n)
 		for i := range m.PartitionResponses {
 			m.PartitionResponses[i].readFrom(r, version)
 		}
 	}
 }
 
-// OffsetFetchResponsePartitionResponses is an element of OffsetFetchResponseResponses.PartitionResponses (partition_responses).
-type OffsetFetchResponsePartitionResponses struct {
+// OffsetFetchResponseTopicPartition is an element of OffsetFetchResponseTopic.PartitionResponses (partition_responses).
+type OffsetFetchResponseTopicPartition struct {
 	Partition int32   // partition v0-v2
 	Offset    int64   // offset v0-v2
 	Metadata  *string // metadata v0-v2
 	ErrorCode int16   // error_code v0-v2
 }
 
-func (m *OffsetFetchResponsePartitionResponses) appendTo(dst []byte, version int16, s *sends) []byte {
+func (m *OffsetFetchResponseTopicPartition) appendTo(dst []byte, version int16, s *sends) []byte {
 	dst = appendInt32(dst, m.Partition)
 	dst = appendInt64(dst, m.Offset)
 	dst = appendNullableString(dst, m.Metadata)
@@ -228,7 +228,7 @@ func (m *OffsetFetchResponsePartitionResponses) appendTo(dst []byte, version int
 	return dst
 }
 
-func (m *OffsetFetchResponsePartitionResponses) readFrom(r *reader, version int16) {
+func (m *OffsetFetchResponseTopicPartition) readFrom(r *reader, version int16) {
 	m.Partition = r.int32()
 	m.Offset = r.int64()
 	m.Metadata = r.nullableString()

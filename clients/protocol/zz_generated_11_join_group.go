@@ -8,12 +8,12 @@ package protocol
 type JoinGroupRequest struct {
 	// Version selects the wire layout used by AppendTo and ReadFrom.
 	Version          int16
-	GroupID          string                           // group_id v0-v1
-	SessionTimeout   int32                            // session_timeout v0-v1
-	RebalanceTimeout int32                            // rebalance_timeout v1
-	MemberID         string                           // member_id v0-v1
-	ProtocolType     string                           // protocol_type v0-v1
-	GroupProtocols   []JoinGroupRequestGroupProtocols // group_protocols v0-v1
+	GroupID          string                     // group_id v0-v1
+	SessionTimeout   int32                      // session_timeout v0-v1
+	RebalanceTimeout int32                      // rebalance_timeout v1
+	MemberID         string                     // member_id v0-v1
+	ProtocolType     string                     // protocol_type v0-v1
+	GroupProtocols   []JoinGroupRequestProtocol // group_protocols v0-v1
 }
 
 // Key implements Message.
@@ -74,7 +74,7 @@ func (m *JoinGroupRequest) readFrom(r *reader, version int16) {
 		m.MemberID = r.string()
 		m.ProtocolType = r.string()
 		if n, ok := r.arrayLen(6, false); ok {
-			m.GroupProtocols = make([]JoinGroupRequestGroupProtocols, n)
+			m.GroupProtocols = make([]JoinGroupRequestProtocol, n)
 			for i := range m.GroupProtocols {
 				m.GroupProtocols[i].readFrom(r, version)
 			}
@@ -86,7 +86,7 @@ func (m *JoinGroupRequest) readFrom(r *reader, version int16) {
 		m.MemberID = r.string()
 		m.ProtocolType = r.string()
 		if n, ok := r.arrayLen(6, false); ok {
-			m.GroupProtocols = make([]JoinGroupRequestGroupProtocols, n)
+			m.GroupProtocols = make([]JoinGroupRequestProtocol, n)
 			for i := range m.GroupProtocols {
 				m.GroupProtocols[i].readFrom(r, version)
 			}
@@ -94,19 +94,19 @@ func (m *JoinGroupRequest) readFrom(r *reader, version int16) {
 	}
 }
 
-// JoinGroupRequestGroupProtocols is an element of JoinGroupRequest.GroupProtocols (group_protocols).
-type JoinGroupRequestGroupProtocols struct {
+// JoinGroupRequestProtocol is an element of JoinGroupRequest.GroupProtocols (group_protocols).
+type JoinGroupRequestProtocol struct {
 	ProtocolName     string // protocol_name v0-v1
 	ProtocolMetadata []byte // protocol_metadata v0-v1
 }
 
-func (m *JoinGroupRequestGroupProtocols) appendTo(dst []byte, version int16, s *sends) []byte {
+func (m *JoinGroupRequestProtocol) appendTo(dst []byte, version int16, s *sends) []byte {
 	dst = appendString(dst, m.ProtocolName)
 	dst = appendBytes(dst, m.ProtocolMetadata)
 	return dst
 }
 
-func (m *JoinGroupRequestGroupProtocols) readFrom(r *reader, version int16) {
+func (m *JoinGroupRequestProtocol) readFrom(r *reader, version int16) {
 	m.ProtocolName = r.string()
 	m.ProtocolMetadata = r.bytes()
 }
@@ -117,12 +117,12 @@ func (m *JoinGroupRequestGroupProtocols) readFrom(r *reader, version int16) {
 type JoinGroupResponse struct {
 	// Version selects the wire layout used by AppendTo and ReadFrom.
 	Version       int16
-	ErrorCode     int16                      // error_code v0-v1
-	GenerationID  int32                      // generation_id v0-v1
-	GroupProtocol string                     // group_protocol v0-v1
-	LeaderID      string                     // leader_id v0-v1
-	MemberID      string                     // member_id v0-v1
-	Members       []JoinGroupResponseMembers // members v0-v1
+	ErrorCode     int16                     // error_code v0-v1
+	GenerationID  int32                     // generation_id v0-v1
+	GroupProtocol string                    // group_protocol v0-v1
+	LeaderID      string                    // leader_id v0-v1
+	MemberID      string                    // member_id v0-v1
+	Members       []JoinGroupResponseMember // members v0-v1
 }
 
 // Key implements Message.
@@ -170,26 +170,26 @@ func (m *JoinGroupResponse) readFrom(r *reader, version int16) {
 	m.LeaderID = r.string()
 	m.MemberID = r.string()
 	if n, ok := r.arrayLen(6, false); ok {
-		m.Members = make([]JoinGroupResponseMembers, n)
+		m.Members = make([]JoinGroupResponseMember, n)
 		for i := range m.Members {
 			m.Members[i].readFrom(r, version)
 		}
 	}
 }
 
-// JoinGroupResponseMembers is an element of JoinGroupResponse.Members (members).
-type JoinGroupResponseMembers struct {
+// JoinGroupResponseMember is an element of JoinGroupResponse.Members (members).
+type JoinGroupResponseMember struct {
 	MemberID       string // member_id v0-v1
 	MemberMetadata []byte // member_metadata v0-v1
 }
 
-func (m *JoinGroupResponseMembers) appendTo(dst []byte, version int16, s *sends) []byte {
+func (m *JoinGroupResponseMember) appendTo(dst []byte, version int16, s *sends) []byte {
 	dst = appendString(dst, m.MemberID)
 	dst = appendBytes(dst, m.MemberMetadata)
 	return dst
 }
 
-func (m *JoinGroupResponseMembers) readFrom(r *reader, version int16) {
+func (m *JoinGroupResponseMember) readFrom(r *reader, version int16) {
 	m.MemberID = r.string()
 	m.MemberMetadata = r.bytes()
 }

@@ -59,7 +59,7 @@ func (m *DescribeGroupsRequest) readFrom(r *reader, version int16) {
 type DescribeGroupsResponse struct {
 	// Version selects the wire layout used by AppendTo and ReadFrom.
 	Version int16
-	Groups  []DescribeGroupsResponseGroups // groups v0
+	Groups  []DescribeGroupsResponseGroup // groups v0
 }
 
 // Key implements Message.
@@ -97,24 +97,24 @@ func (m *DescribeGroupsResponse) appendTo(dst []byte, version int16, s *sends) [
 
 func (m *DescribeGroupsResponse) readFrom(r *reader, version int16) {
 	if n, ok := r.arrayLen(14, false); ok {
-		m.Groups = make([]DescribeGroupsResponseGroups, n)
+		m.Groups = make([]DescribeGroupsResponseGroup, n)
 		for i := range m.Groups {
 			m.Groups[i].readFrom(r, version)
 		}
 	}
 }
 
-// DescribeGroupsResponseGroups is an element of DescribeGroupsResponse.Groups (groups).
-type DescribeGroupsResponseGroups struct {
-	ErrorCode    int16                           // error_code v0
-	GroupID      string                          // group_id v0
-	State        string                          // state v0
-	ProtocolType string                          // protocol_type v0
-	Protocol     string                          // protocol v0
-	Members      []DescribeGroupsResponseMembers // members v0
+// DescribeGroupsResponseGroup is an element of DescribeGroupsResponse.Groups (groups).
+type DescribeGroupsResponseGroup struct {
+	ErrorCode    int16                               // error_code v0
+	GroupID      string                              // group_id v0
+	State        string                              // state v0
+	ProtocolType string                              // protocol_type v0
+	Protocol     string                              // protocol v0
+	Members      []DescribeGroupsResponseGroupMember // members v0
 }
 
-func (m *DescribeGroupsResponseGroups) appendTo(dst []byte, version int16, s *sends) []byte {
+func (m *DescribeGroupsResponseGroup) appendTo(dst []byte, version int16, s *sends) []byte {
 	dst = appendInt16(dst, m.ErrorCode)
 	dst = appendString(dst, m.GroupID)
 	dst = appendString(dst, m.State)
@@ -127,22 +127,22 @@ func (m *DescribeGroupsResponseGroups) appendTo(dst []byte, version int16, s *se
 	return dst
 }
 
-func (m *DescribeGroupsResponseGroups) readFrom(r *reader, version int16) {
+func (m *DescribeGroupsResponseGroup) readFrom(r *reader, version int16) {
 	m.ErrorCode = r.int16()
 	m.GroupID = r.string()
 	m.State = r.string()
 	m.ProtocolType = r.string()
 	m.Protocol = r.string()
 	if n, ok := r.arrayLen(14, false); ok {
-		m.Members = make([]DescribeGroupsResponseMembers, n)
+		m.Members = make([]DescribeGroupsResponseGroupMember, n)
 		for i := range m.Members {
 			m.Members[i].readFrom(r, version)
 		}
 	}
 }
 
-// DescribeGroupsResponseMembers is an element of DescribeGroupsResponseGroups.Members (members).
-type DescribeGroupsResponseMembers struct {
+// DescribeGroupsResponseGroupMember is an element of DescribeGroupsResponseGroup.Members (members).
+type DescribeGroupsResponseGroupMember struct {
 	MemberID         string // member_id v0
 	ClientID         string // client_id v0
 	ClientHost       string // client_host v0
@@ -150,7 +150,7 @@ type DescribeGroupsResponseMembers struct {
 	MemberAssignment []byte // member_assignment v0
 }
 
-func (m *DescribeGroupsResponseMembers) appendTo(dst []byte, version int16, s *sends) []byte {
+func (m *DescribeGroupsResponseGroupMember) appendTo(dst []byte, version int16, s *sends) []byte {
 	dst = appendString(dst, m.MemberID)
 	dst = appendString(dst, m.ClientID)
 	dst = appendString(dst, m.ClientHost)
@@ -159,7 +159,7 @@ func (m *DescribeGroupsResponseMembers) appendTo(dst []byte, version int16, s *s
 	return dst
 }
 
-func (m *DescribeGroupsResponseMembers) readFrom(r *reader, version int16) {
+func (m *DescribeGroupsResponseGroupMember) readFrom(r *reader, version int16) {
 	m.MemberID = r.string()
 	m.ClientID = r.string()
 	m.ClientHost = r.string()

@@ -48,8 +48,8 @@ func (m *ListGroupsRequest) readFrom(r *reader, version int16) {
 type ListGroupsResponse struct {
 	// Version selects the wire layout used by AppendTo and ReadFrom.
 	Version   int16
-	ErrorCode int16                      // error_code v0
-	Groups    []ListGroupsResponseGroups // groups v0
+	ErrorCode int16                     // error_code v0
+	Groups    []ListGroupsResponseGroup // groups v0
 }
 
 // Key implements Message.
@@ -89,26 +89,26 @@ func (m *ListGroupsResponse) appendTo(dst []byte, version int16, s *sends) []byt
 func (m *ListGroupsResponse) readFrom(r *reader, version int16) {
 	m.ErrorCode = r.int16()
 	if n, ok := r.arrayLen(4, false); ok {
-		m.Groups = make([]ListGroupsResponseGroups, n)
+		m.Groups = make([]ListGroupsResponseGroup, n)
 		for i := range m.Groups {
 			m.Groups[i].readFrom(r, version)
 		}
 	}
 }
 
-// ListGroupsResponseGroups is an element of ListGroupsResponse.Groups (groups).
-type ListGroupsResponseGroups struct {
+// ListGroupsResponseGroup is an element of ListGroupsResponse.Groups (groups).
+type ListGroupsResponseGroup struct {
 	GroupID      string // group_id v0
 	ProtocolType string // protocol_type v0
 }
 
-func (m *ListGroupsResponseGroups) appendTo(dst []byte, version int16, s *sends) []byte {
+func (m *ListGroupsResponseGroup) appendTo(dst []byte, version int16, s *sends) []byte {
 	dst = appendString(dst, m.GroupID)
 	dst = appendString(dst, m.ProtocolType)
 	return dst
 }
 
-func (m *ListGroupsResponseGroups) readFrom(r *reader, version int16) {
+func (m *ListGroupsResponseGroup) readFrom(r *reader, version int16) {
 	m.GroupID = r.string()
 	m.ProtocolType = r.string()
 }

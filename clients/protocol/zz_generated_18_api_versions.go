@@ -48,8 +48,8 @@ func (m *ApiVersionsRequest) readFrom(r *reader, version int16) {
 type ApiVersionsResponse struct {
 	// Version selects the wire layout used by AppendTo and ReadFrom.
 	Version     int16
-	ErrorCode   int16                            // error_code v0
-	ApiVersions []ApiVersionsResponseApiVersions // api_versions v0
+	ErrorCode   int16                       // error_code v0
+	ApiVersions []ApiVersionsResponseApiKey // api_versions v0
 }
 
 // Key implements Message.
@@ -89,28 +89,28 @@ func (m *ApiVersionsResponse) appendTo(dst []byte, version int16, s *sends) []by
 func (m *ApiVersionsResponse) readFrom(r *reader, version int16) {
 	m.ErrorCode = r.int16()
 	if n, ok := r.arrayLen(6, false); ok {
-		m.ApiVersions = make([]ApiVersionsResponseApiVersions, n)
+		m.ApiVersions = make([]ApiVersionsResponseApiKey, n)
 		for i := range m.ApiVersions {
 			m.ApiVersions[i].readFrom(r, version)
 		}
 	}
 }
 
-// ApiVersionsResponseApiVersions is an element of ApiVersionsResponse.ApiVersions (api_versions).
-type ApiVersionsResponseApiVersions struct {
+// ApiVersionsResponseApiKey is an element of ApiVersionsResponse.ApiVersions (api_versions).
+type ApiVersionsResponseApiKey struct {
 	ApiKey     int16 // api_key v0
 	MinVersion int16 // min_version v0
 	MaxVersion int16 // max_version v0
 }
 
-func (m *ApiVersionsResponseApiVersions) appendTo(dst []byte, version int16, s *sends) []byte {
+func (m *ApiVersionsResponseApiKey) appendTo(dst []byte, version int16, s *sends) []byte {
 	dst = appendInt16(dst, m.ApiKey)
 	dst = appendInt16(dst, m.MinVersion)
 	dst = appendInt16(dst, m.MaxVersion)
 	return dst
 }
 
-func (m *ApiVersionsResponseApiVersions) readFrom(r *reader, version int16) {
+func (m *ApiVersionsResponseApiKey) readFrom(r *reader, version int16) {
 	m.ApiKey = r.int16()
 	m.MinVersion = r.int16()
 	m.MaxVersion = r.int16()

@@ -8,9 +8,9 @@ package protocol
 type CreateTopicsRequest struct {
 	// Version selects the wire layout used by AppendTo and ReadFrom.
 	Version             int16
-	CreateTopicRequests []CreateTopicsRequestCreateTopicRequests // create_topic_requests v0-v1
-	Timeout             int32                                    // timeout v0-v1
-	ValidateOnly        bool                                     // validate_only v1
+	CreateTopicRequests []CreateTopicsRequestTopic // create_topic_requests v0-v1
+	Timeout             int32                      // timeout v0-v1
+	ValidateOnly        bool                       // validate_only v1
 }
 
 // Key implements Message.
@@ -61,7 +61,7 @@ func (m *CreateTopicsRequest) readFrom(r *reader, version int16) {
 	switch version {
 	case 0:
 		if n, ok := r.arrayLen(16, false); ok {
-			m.CreateTopicRequests = make([]CreateTopicsRequestCreateTopicRequests, n)
+			m.CreateTopicRequests = make([]CreateTopicsRequestTopic, n)
 			for i := range m.CreateTopicRequests {
 				m.CreateTopicRequests[i].readFrom(r, version)
 			}
@@ -69,7 +69,7 @@ func (m *CreateTopicsRequest) readFrom(r *reader, version int16) {
 		m.Timeout = r.int32()
 	default: // v1
 		if n, ok := r.arrayLen(16, false); ok {
-			m.CreateTopicRequests = make([]CreateTopicsRequestCreateTopicRequests, n)
+			m.CreateTopicRequests = make([]CreateTopicsRequestTopic, n)
 			for i := range m.CreateTopicRequests {
 				m.CreateTopicRequests[i].readFrom(r, version)
 			}
@@ -79,16 +79,16 @@ func (m *CreateTopicsRequest) readFrom(r *reader, version int16) {
 	}
 }
 
-// CreateTopicsRequestCreateTopicRequests is an element of CreateTopicsRequest.CreateTopicRequests (create_topic_requests).
-type CreateTopicsRequestCreateTopicRequests struct {
-	Topic             string                                 // topic v0-v1
-	NumPartitions     int32                                  // num_partitions v0-v1
-	ReplicationFactor int16                                  // replication_factor v0-v1
-	ReplicaAssignment []CreateTopicsRequestReplicaAssignment // replica_assignment v0-v1
-	Configs           []CreateTopicsRequestConfigs           // configs v0-v1
+// CreateTopicsRequestTopic is an element of CreateTopicsRequest.CreateTopicRequests (create_topic_requests).
+type CreateTopicsRequestTopic struct {
+	Topic             string                                      // topic v0-v1
+	NumPartitions     int32                                       // num_partitions v0-v1
+	ReplicationFactor int16                                       // replication_factor v0-v1
+	ReplicaAssignment []CreateTopicsRequestTopicReplicaAssignment // replica_assignment v0-v1
+	Configs           []CreateTopicsRequestTopicConfig            // configs v0-v1
 }
 
-func (m *CreateTopicsRequestCreateTopicRequests) appendTo(dst []byte, version int16, s *sends) []byte {
+func (m *CreateTopicsRequestTopic) appendTo(dst []byte, version int16, s *sends) []byte {
 	dst = appendString(dst, m.Topic)
 	dst = appendInt32(dst, m.NumPartitions)
 	dst = appendInt16(dst, m.ReplicationFactor)
@@ -103,31 +103,31 @@ func (m *CreateTopicsRequestCreateTopicRequests) appendTo(dst []byte, version in
 	return dst
 }
 
-func (m *CreateTopicsRequestCreateTopicRequests) readFrom(r *reader, version int16) {
+func (m *CreateTopicsRequestTopic) readFrom(r *reader, version int16) {
 	m.Topic = r.string()
 	m.NumPartitions = r.int32()
 	m.ReplicationFactor = r.int16()
 	if n, ok := r.arrayLen(8, false); ok {
-		m.ReplicaAssignment = make([]CreateTopicsRequestReplicaAssignment, n)
+		m.ReplicaAssignment = make([]CreateTopicsRequestTopicReplicaAssignment, n)
 		for i := range m.ReplicaAssignment {
 			m.ReplicaAssignment[i].readFrom(r, version)
 		}
 	}
 	if n, ok := r.arrayLen(4, false); ok {
-		m.Configs = make([]CreateTopicsRequestConfigs, n)
+		m.Configs = make([]CreateTopicsRequestTopicConfig, n)
 		for i := range m.Configs {
 			m.Configs[i].readFrom(r, version)
 		}
 	}
 }
 
-// CreateTopicsRequestReplicaAssignment is an element of CreateTopicsRequestCreateTopicRequests.ReplicaAssignment (replica_assignment).
-type CreateTopicsRequestReplicaAssignment struct {
+// CreateTopicsRequestTopicReplicaAssignment is an element of CreateTopicsRequestTopic.ReplicaAssignment (replica_assignment).
+type CreateTopicsRequestTopicReplicaAssignment struct {
 	PartitionID int32   // partition_id v0-v1
 	Replicas    []int32 // replicas v0-v1
 }
 
-func (m *CreateTopicsRequestReplicaAssignment) appendTo(dst []byte, version int16, s *sends) []byte {
+func (m *CreateTopicsRequestTopicReplicaAssignment) appendTo(dst []byte, version int16, s *sends) []byte {
 	dst = appendInt32(dst, m.PartitionID)
 	dst = appendArrayLen(dst, len(m.Replicas))
 	for _, e := range m.Replicas {
@@ -136,7 +136,7 @@ func (m *CreateTopicsRequestReplicaAssignment) appendTo(dst []byte, version int1
 	return dst
 }
 
-func (m *CreateTopicsRequestReplicaAssignment) readFrom(r *reader, version int16) {
+func (m *CreateTopicsRequestTopicReplicaAssignment) readFrom(r *reader, version int16) {
 	m.PartitionID = r.int32()
 	if n, ok := r.arrayLen(4, false); ok {
 		m.Replicas = make([]int32, n)
@@ -146,19 +146,19 @@ func (m *CreateTopicsRequestReplicaAssignment) readFrom(r *reader, version int16
 	}
 }
 
-// CreateTopicsRequestConfigs is an element of CreateTopicsRequestCreateTopicRequests.Configs (configs).
-type CreateTopicsRequestConfigs struct {
+// CreateTopicsRequestTopicConfig is an element of CreateTopicsRequestTopic.Configs (configs).
+type CreateTopicsRequestTopicConfig struct {
 	ConfigKey   string // config_key v0-v1
 	ConfigValue string // config_value v0-v1
 }
 
-func (m *CreateTopicsRequestConfigs) appendTo(dst []byte, version int16, s *sends) []byte {
+func (m *CreateTopicsRequestTopicConfig) appendTo(dst []byte, version int16, s *sends) []byte {
 	dst = appendString(dst, m.ConfigKey)
 	dst = appendString(dst, m.ConfigValue)
 	return dst
 }
 
-func (m *CreateTopicsRequestConfigs) readFrom(r *reader, version int16) {
+func (m *CreateTopicsRequestTopicConfig) readFrom(r *reader, version int16) {
 	m.ConfigKey = r.string()
 	m.ConfigValue = r.string()
 }
@@ -169,7 +169,7 @@ func (m *CreateTopicsRequestConfigs) readFrom(r *reader, version int16) {
 type CreateTopicsResponse struct {
 	// Version selects the wire layout used by AppendTo and ReadFrom.
 	Version     int16
-	TopicErrors []CreateTopicsResponseTopicErrors // topic_errors v0-v1
+	TopicErrors []CreateTopicsResponseTopic // topic_errors v0-v1
 }
 
 // Key implements Message.
@@ -217,14 +217,14 @@ func (m *CreateTopicsResponse) readFrom(r *reader, version int16) {
 	switch version {
 	case 0:
 		if n, ok := r.arrayLen(4, false); ok {
-			m.TopicErrors = make([]CreateTopicsResponseTopicErrors, n)
+			m.TopicErrors = make([]CreateTopicsResponseTopic, n)
 			for i := range m.TopicErrors {
 				m.TopicErrors[i].readFrom(r, version)
 			}
 		}
 	default: // v1
 		if n, ok := r.arrayLen(6, false); ok {
-			m.TopicErrors = make([]CreateTopicsResponseTopicErrors, n)
+			m.TopicErrors = make([]CreateTopicsResponseTopic, n)
 			for i := range m.TopicErrors {
 				m.TopicErrors[i].readFrom(r, version)
 			}
@@ -232,14 +232,14 @@ func (m *CreateTopicsResponse) readFrom(r *reader, version int16) {
 	}
 }
 
-// CreateTopicsResponseTopicErrors is an element of CreateTopicsResponse.TopicErrors (topic_errors).
-type CreateTopicsResponseTopicErrors struct {
+// CreateTopicsResponseTopic is an element of CreateTopicsResponse.TopicErrors (topic_errors).
+type CreateTopicsResponseTopic struct {
 	Topic        string  // topic v0-v1
 	ErrorCode    int16   // error_code v0-v1
 	ErrorMessage *string // error_message v1
 }
 
-func (m *CreateTopicsResponseTopicErrors) appendTo(dst []byte, version int16, s *sends) []byte {
+func (m *CreateTopicsResponseTopic) appendTo(dst []byte, version int16, s *sends) []byte {
 	switch version {
 	case 0:
 		dst = appendString(dst, m.Topic)
@@ -252,7 +252,7 @@ func (m *CreateTopicsResponseTopicErrors) appendTo(dst []byte, version int16, s 
 	return dst
 }
 
-func (m *CreateTopicsResponseTopicErrors) readFrom(r *reader, version int16) {
+func (m *CreateTopicsResponseTopic) readFrom(r *reader, version int16) {
 	switch version {
 	case 0:
 		m.Topic = r.string()

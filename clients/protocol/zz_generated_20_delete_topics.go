@@ -62,7 +62,7 @@ func (m *DeleteTopicsRequest) readFrom(r *reader, version int16) {
 type DeleteTopicsResponse struct {
 	// Version selects the wire layout used by AppendTo and ReadFrom.
 	Version         int16
-	TopicErrorCodes []DeleteTopicsResponseTopicErrorCodes // topic_error_codes v0
+	TopicErrorCodes []DeleteTopicsResponseTopic // topic_error_codes v0
 }
 
 // Key implements Message.
@@ -100,26 +100,26 @@ func (m *DeleteTopicsResponse) appendTo(dst []byte, version int16, s *sends) []b
 
 func (m *DeleteTopicsResponse) readFrom(r *reader, version int16) {
 	if n, ok := r.arrayLen(4, false); ok {
-		m.TopicErrorCodes = make([]DeleteTopicsResponseTopicErrorCodes, n)
+		m.TopicErrorCodes = make([]DeleteTopicsResponseTopic, n)
 		for i := range m.TopicErrorCodes {
 			m.TopicErrorCodes[i].readFrom(r, version)
 		}
 	}
 }
 
-// DeleteTopicsResponseTopicErrorCodes is an element of DeleteTopicsResponse.TopicErrorCodes (topic_error_codes).
-type DeleteTopicsResponseTopicErrorCodes struct {
+// DeleteTopicsResponseTopic is an element of DeleteTopicsResponse.TopicErrorCodes (topic_error_codes).
+type DeleteTopicsResponseTopic struct {
 	Topic     string // topic v0
 	ErrorCode int16  // error_code v0
 }
 
-func (m *DeleteTopicsResponseTopicErrorCodes) appendTo(dst []byte, version int16, s *sends) []byte {
+func (m *DeleteTopicsResponseTopic) appendTo(dst []byte, version int16, s *sends) []byte {
 	dst = appendString(dst, m.Topic)
 	dst = appendInt16(dst, m.ErrorCode)
 	return dst
 }
 
-func (m *DeleteTopicsResponseTopicErrorCodes) readFrom(r *reader, version int16) {
+func (m *DeleteTopicsResponseTopic) readFrom(r *reader, version int16) {
 	m.Topic = r.string()
 	m.ErrorCode = r.int16()
 }

@@ -27,7 +27,7 @@ func TestXXHash32Vectors(t *testing.T) {
 	}
 }
 
-// TestLZ4HeaderChecksumPerMagic checks the KAFKA-3160 rule byte for byte (storage.md §3.3).
+// TestLZ4HeaderChecksumPerMagic checks the KAFKA-3160 rule byte for byte (docs/formats.md §3.3).
 func TestLZ4HeaderChecksumPerMagic(t *testing.T) {
 	for _, tc := range []struct {
 		magic int8

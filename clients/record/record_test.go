@@ -21,7 +21,7 @@ func unhex(t testing.TB, s string) []byte {
 	return b
 }
 
-// storage.md §1.2 test vectors.
+// docs/formats.md §3.1 test vectors.
 const (
 	vectorV0 = "00 00 00 00 00 00 00 00 | 00 00 00 13 | 87 a7 7a b2 | 00 | 00 | ff ff ff ff | 00 00 00 05 68 65 6c 6c 6f"
 	vectorV1 = "00 00 00 00 00 00 00 05 | 00 00 00 1c | 71 0d de bb | 01 | 00 | 00 00 01 5a 38 1b 56 00 | 00 00 00 01 6b | 00 00 00 05 68 65 6c 6c 6f"

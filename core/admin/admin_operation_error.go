@@ -1,32 +1,39 @@
 package admin
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/zkafka/zkafka/clients/protocol"
+)
 
 // Error kinds. Every error the package returns carries Kafka's exception
 // message verbatim as its Error() text (the tools print it as is) and unwraps
-// to one of these, so callers branch with errors.Is.
+// to one of these, so callers branch with errors.Is. The kinds that are
+// ApiExceptions in Kafka unwrap in turn to their protocol error, so a broker
+// answering with one (auto-creation, CreateTopics) gets its code from
+// protocol.CodeOf.
 var (
 	// ErrAdminOperation is kafka.admin.AdminOperationException.
 	ErrAdminOperation = errors.New("AdminOperationException")
 	// ErrAdminCommandFailed is kafka.admin.AdminCommandFailedException.
 	ErrAdminCommandFailed = errors.New("AdminCommandFailedException")
 	// ErrTopicExists is org.apache.kafka.common.errors.TopicExistsException.
-	ErrTopicExists = errors.New("TopicExistsException")
+	ErrTopicExists = protocol.NewSentinel("TopicExistsException", protocol.ErrTopicAlreadyExists)
 	// ErrTopicAlreadyMarkedForDeletion is kafka.common.TopicAlreadyMarkedForDeletionException.
 	ErrTopicAlreadyMarkedForDeletion = errors.New("TopicAlreadyMarkedForDeletionException")
 	// ErrUnknownTopicOrPartition is UnknownTopicOrPartitionException.
-	ErrUnknownTopicOrPartition = errors.New("UnknownTopicOrPartitionException")
+	ErrUnknownTopicOrPartition = protocol.NewSentinel("UnknownTopicOrPartitionException", protocol.ErrUnknownTopicOrPartition)
 	// ErrInvalidTopic is org.apache.kafka.common.errors.InvalidTopicException.
-	ErrInvalidTopic = errors.New("InvalidTopicException")
+	ErrInvalidTopic = protocol.NewSentinel("InvalidTopicException", protocol.ErrInvalidTopicException)
 	// ErrInvalidPartitions is InvalidPartitionsException.
-	ErrInvalidPartitions = errors.New("InvalidPartitionsException")
+	ErrInvalidPartitions = protocol.NewSentinel("InvalidPartitionsException", protocol.ErrInvalidPartitions)
 	// ErrInvalidReplicationFactor is InvalidReplicationFactorException.
-	ErrInvalidReplicationFactor = errors.New("InvalidReplicationFactorException")
+	ErrInvalidReplicationFactor = protocol.NewSentinel("InvalidReplicationFactorException", protocol.ErrInvalidReplicationFactor)
 	// ErrInvalidReplicaAssignment is InvalidReplicaAssignmentException.
-	ErrInvalidReplicaAssignment = errors.New("InvalidReplicaAssignmentException")
+	ErrInvalidReplicaAssignment = protocol.NewSentinel("InvalidReplicaAssignmentException", protocol.ErrInvalidReplicaAssignment)
 	// ErrInvalidConfig is ConfigException / InvalidConfigurationException and
 	// the IllegalArgumentException of a failed `require` in config validation.
-	ErrInvalidConfig = errors.New("InvalidConfigurationException")
+	ErrInvalidConfig = protocol.NewSentinel("InvalidConfigurationException", protocol.ErrInvalidConfig)
 )
 
 // adminError is an error whose text is exactly Kafka's exception message and

@@ -29,7 +29,7 @@ func AssignReplicasToBrokers(brokers []BrokerMetadata, nPartitions, replicationF
 // AssignReplicasWith is the assignment with Kafka's two random draws given as
 // parameters: startIndex places partition 0's leader in the broker list and
 // nextReplicaShift offsets the followers. Given the same numbers it returns
-// what Kafka returns (tools.md §4.5).
+// what Kafka returns (AdminUtilsTest.testReplicaAssignment's examples).
 //
 // Kafka 0.10.2: AdminUtils.assignReplicasToBrokersRackUnaware / RackAware.
 func AssignReplicasWith(brokers []BrokerMetadata, nPartitions, replicationFactor, startIndex, nextReplicaShift, startPartitionID int32) (map[int32][]int32, error) {

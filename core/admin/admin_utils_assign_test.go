@@ -16,7 +16,7 @@ func brokers(ids ...int32) []BrokerMetadata {
 	return out
 }
 
-// render writes an assignment as tools.md §4.5 does: "0:[0,1,2] 1:[1,2,3] ...".
+// render writes an assignment as "0:[0,1,2] 1:[1,2,3] ...".
 func render(a map[int32][]int32, from, n int32) string {
 	var parts []string
 	for p := from; p < from+n; p++ {
@@ -32,7 +32,8 @@ func render(a map[int32][]int32, from, n int32) string {
 	return strings.Join(parts, " ")
 }
 
-// TestAssignReplicasWorkedExamples replays tools.md §4.5 (and §4.6) exactly.
+// TestAssignReplicasWorkedExamples replays the worked examples of AdminUtils.assignReplicasToBrokers
+// (start index and replica shift fixed, as AdminUtilsTest does) and of addPartitions exactly.
 func TestAssignReplicasWorkedExamples(t *testing.T) {
 	racks1 := []BrokerMetadata{{0, "rack1"}, {1, "rack3"}, {2, "rack3"}, {3, "rack2"}, {4, "rack2"}, {5, "rack1"}}
 	racks2 := []BrokerMetadata{{0, "a"}, {1, "a"}, {2, "b"}, {3, "b"}}

@@ -42,7 +42,7 @@ func newAdmin(t *testing.T, racks ...string) *AdminUtils {
 		t.Fatal(err)
 	}
 	for id, rack := range racks {
-		ep := zkutils.RegisteredEndPoint{ListenerName: "PLAINTEXT", SecurityProtocol: "PLAINTEXT", Host: "localhost", Port: int32(9092 + id)}
+		ep := zkutils.RegisteredEndPoint{ListenerName: "PLAINTEXT", SecurityProtocol: common.PLAINTEXT, Host: "localhost", Port: int32(9092 + id)}
 		if err := z.RegisterBrokerInZk(zkutils.NewBrokerInfo(int32(id), 4, []zkutils.RegisteredEndPoint{ep}, -1, rack, 1)); err != nil {
 			t.Fatal(err)
 		}
@@ -60,7 +60,7 @@ func readNode(t *testing.T, a *AdminUtils, path string) string {
 }
 
 // TestCreateTopicWritesKafkaJSON checks the bytes of /config/topics/T and
-// /brokers/topics/T (zookeeper.md §3.3 and §3.11) and the create-time checks.
+// /brokers/topics/T and /config/topics/T (docs/formats.md §1.2) and the create-time checks.
 func TestCreateTopicWritesKafkaJSON(t *testing.T) {
 	a := newAdmin(t, "", "", "")
 	assignment := map[int32][]int32{0: {0, 1}, 1: {1, 2}, 2: {2, 0}}
@@ -137,7 +137,7 @@ func TestCreateTopicRackChecks(t *testing.T) {
 	}
 }
 
-// TestAddPartitions reproduces tools.md §4.6 and the manual-assignment checks.
+// TestAddPartitions reproduces AdminUtils.addPartitions' placement and the manual-assignment checks.
 func TestAddPartitions(t *testing.T) {
 	a := newAdmin(t, "", "", "", "")
 	if err := a.CreateOrUpdateTopicPartitionAssignmentPathInZK("foo",
@@ -244,7 +244,7 @@ func TestChangeConfigsAndDelete(t *testing.T) {
 }
 
 func TestFormatProperties(t *testing.T) {
-	// Properties order, as the config znode writes it (zookeeper.md §3.11).
+	// Properties order, as the config znode writes it (docs/formats.md §1.2).
 	if got := FormatProperties(map[string]string{"retention.ms": "86400000", "cleanup.policy": "compact"}); got != "retention.ms=86400000,cleanup.policy=compact" {
 		t.Errorf("got %s", got)
 	}

@@ -9,10 +9,8 @@
 // kafka.common.Topic (core/src/main/scala/kafka/common/Topic.scala) and the
 // validation half of kafka.server.DynamicConfig.
 //
-// Bookmap: shared/spec/tools.md §4 (replica assignment, worked examples), §5
-// (topic name rules), §3 and §8 (what kafka-topics and kafka-configs write);
-// shared/spec/zookeeper.md §3 (the znodes written here, byte for byte through
-// zk/zkutils).
+// Bookmap: docs/bookmap.md (001 ch.5, topic management; 000 ch.7); the znodes
+// written here, byte for byte through zk/zkutils, are in docs/formats.md §1.2.
 //
 // # Randomness
 //

@@ -14,7 +14,7 @@ const maxTopicNameLength = 249
 
 var legalTopicChars = regexp.MustCompile(`[a-zA-Z0-9._-]+`)
 
-// ValidateTopic checks a topic name against Kafka's rules (tools.md §5).
+// ValidateTopic checks a topic name against Kafka's rules (kafka.common.Topic.validate).
 //
 // Kafka 0.10.2: kafka.common.Topic.validate.
 func ValidateTopic(topic string) error {

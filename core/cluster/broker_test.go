@@ -3,13 +3,14 @@ package cluster
 import (
 	"testing"
 
+	"github.com/zkafka/zkafka/clients/common"
 	"github.com/zkafka/zkafka/zk/zkutils"
 )
 
 func TestBrokerFromRegistration(t *testing.T) {
 	info := zkutils.NewBrokerInfo(3, 4, []zkutils.RegisteredEndPoint{
-		{ListenerName: "SSL", SecurityProtocol: "SSL", Host: "h", Port: 9093},
-		{ListenerName: "PLAINTEXT", SecurityProtocol: "PLAINTEXT", Host: "h", Port: 9092},
+		{ListenerName: "SSL", SecurityProtocol: common.SSL, Host: "h", Port: 9093},
+		{ListenerName: "PLAINTEXT", SecurityProtocol: common.PLAINTEXT, Host: "h", Port: 9092},
 	}, -1, "r1", 0)
 	b := NewBroker(info)
 	if b.ID != 3 || b.Rack == nil || *b.Rack != "r1" || len(b.EndPoints) != 2 {

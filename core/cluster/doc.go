@@ -3,7 +3,7 @@
 // watermark.
 //
 // Kafka 0.10.2: kafka.cluster (core/src/main/scala/kafka/cluster), plus kafka.server.LogReadResult
-// (moved here because Partition.updateReplicaLogReadResult takes it; layout.md B.4 row 6).
+// (moved here because Partition.updateReplicaLogReadResult takes it; docs/design.md §1.2 row 6).
 //
 // Bookmap: 《Apache Kafka源码剖析》 §4.6 (Partition, Replica, HW/LEO); 《Kafka技术内幕》 §6.1-6.2.
 //
@@ -11,7 +11,7 @@
 //
 // A Scala Partition holds its ReplicaManager. core/server imports this package, so Partition
 // sees it through the ReplicaManager interface declared here, which *server.ReplicaManager
-// satisfies (layout.md P3).
+// satisfies (docs/design.md §1.3).
 //
 // # Invariants
 //

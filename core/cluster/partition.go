@@ -233,7 +233,7 @@ func (p *Partition) Delete() error {
 // from the controller, resolves the local HW in the log, forgets the followers' positions (they
 // are learnt again from their next fetch) and tries to advance the HW. It reports whether this
 // broker was not already the leader.
-func (p *Partition) MakeLeader(controllerID int32, state protocol.LeaderAndIsrRequestPartitionStates, correlationID int32) (bool, error) {
+func (p *Partition) MakeLeader(controllerID int32, state protocol.LeaderAndIsrRequestPartitionState, correlationID int32) (bool, error) {
 	isNewLeader, hwIncremented, err := func() (bool, bool, error) {
 		p.leaderIsrUpdateLock.Lock()
 		defer p.leaderIsrUpdateLock.Unlock()
@@ -297,7 +297,7 @@ func (p *Partition) MakeLeader(controllerID int32, state protocol.LeaderAndIsrRe
 // MakeFollower applies a LeaderAndIsr state that names another broker as leader. The follower
 // keeps no ISR (only the leader maintains it). It reports whether the leader changed.
 // Truncation to the HW and fetching from the new leader are ReplicaManager.makeFollowers'.
-func (p *Partition) MakeFollower(controllerID int32, state protocol.LeaderAndIsrRequestPartitionStates, correlationID int32) (bool, error) {
+func (p *Partition) MakeFollower(controllerID int32, state protocol.LeaderAndIsrRequestPartitionState, correlationID int32) (bool, error) {
 	p.leaderIsrUpdateLock.Lock()
 	defer p.leaderIsrUpdateLock.Unlock()
 	p.controllerEpoch = state.ControllerEpoch
@@ -403,7 +403,7 @@ func (p *Partition) updateIsr(newISR map[int32]*Replica) {
 // larger offset or to the same offset on a newer segment. Caller holds leaderIsrUpdateLock
 // (shared for appends: the compare-and-set is the replica's, see maybeAdvanceHighWatermark).
 func (p *Partition) maybeIncrementLeaderHW(leader *Replica, curTime int64) (bool, error) {
-	lagMax := p.replicaManager.Config().GetLong("replica.lag.time.max.ms")
+	lagMax := p.replicaManager.Config().ReplicaLagTimeMaxMs
 	var newHW log.LogOffsetMetadata
 	found := false
 	for _, r := range p.AssignedReplicas() {
@@ -458,7 +458,7 @@ func (p *Partition) AppendRecordsToLeader(records *record.MemoryRecords, require
 		}
 		info, err := l.Append(records, true)
 		if err != nil {
-			return info, false, ToKafkaError(err)
+			return info, false, err
 		}
 		p.replicaManager.TryCompleteDelayedFetch(purgatory.NewTopicPartitionOperationKey(p.topicPartition))
 		inc, err := p.maybeIncrementLeaderHW(leader, p.time.Milliseconds())

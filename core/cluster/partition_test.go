@@ -96,8 +96,8 @@ func records(t *testing.T, n int) *record.MemoryRecords {
 	return b.Build()
 }
 
-func leaderState(leaderEpoch int32, isr, replicas []int32) protocol.LeaderAndIsrRequestPartitionStates {
-	return protocol.LeaderAndIsrRequestPartitionStates{Topic: "t", Partition: 0, ControllerEpoch: 1, Leader: 0,
+func leaderState(leaderEpoch int32, isr, replicas []int32) protocol.LeaderAndIsrRequestPartitionState {
+	return protocol.LeaderAndIsrRequestPartitionState{Topic: "t", Partition: 0, ControllerEpoch: 1, Leader: 0,
 		LeaderEpoch: leaderEpoch, Isr: isr, ZkVersion: 0, Replicas: replicas}
 }
 

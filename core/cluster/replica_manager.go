@@ -1,12 +1,7 @@
 package cluster
 
 import (
-	"errors"
-	"fmt"
-
 	"github.com/zkafka/zkafka/clients/common"
-	"github.com/zkafka/zkafka/clients/protocol"
-	"github.com/zkafka/zkafka/clients/record"
 	"github.com/zkafka/zkafka/core/log"
 	"github.com/zkafka/zkafka/core/server/config"
 	"github.com/zkafka/zkafka/core/server/purgatory"
@@ -18,7 +13,7 @@ import (
 // checkpoint files, the broker config and ZooKeeper (for ISR updates).
 //
 // Kafka 0.10.2: the constructor parameter `replicaManager: ReplicaManager` of
-// kafka.cluster.Partition. *server.ReplicaManager satisfies it (layout.md B.4, the seam).
+// kafka.cluster.Partition. *server.ReplicaManager satisfies it (docs/design.md §1.3, the seam).
 // LogConfigFor stands for Partition's own LogConfig.fromProps(defaults, topic overrides from
 // ZooKeeper), so that Partition does not need the broker's default properties.
 type ReplicaManager interface {
@@ -30,34 +25,4 @@ type ReplicaManager interface {
 	HighWatermarkCheckpoints() map[string]*log.OffsetCheckpoint
 	Config() *config.KafkaConfig
 	ZkUtils() *zkutils.ZkUtils
-}
-
-// ToKafkaError maps an error of the log layer to the Kafka error it stands for (wrapping the
-// original), so protocol.CodeOf finds its code; a Kafka error or nil is returned unchanged.
-func ToKafkaError(err error) error {
-	if err == nil {
-		return nil
-	}
-	var ke *protocol.Error
-	if errors.As(err, &ke) {
-		return err
-	}
-	var k *protocol.Error
-	switch {
-	case errors.Is(err, log.ErrOffsetOutOfRange):
-		k = protocol.ErrOffsetOutOfRange
-	case errors.Is(err, record.ErrCorruptRecord), errors.Is(err, log.ErrInvalidMessage):
-		k = protocol.ErrCorruptMessage
-	case errors.Is(err, record.ErrRecordTooLarge):
-		k = protocol.ErrMessageTooLarge
-	case errors.Is(err, log.ErrRecordBatchTooLarge):
-		k = protocol.ErrRecordListTooLarge
-	case errors.Is(err, log.ErrInvalidTimestamp):
-		k = protocol.ErrInvalidTimestamp
-	case errors.Is(err, log.ErrUnsupportedForMessageFormat):
-		k = protocol.ErrUnsupportedForMessageFormat
-	default:
-		return err
-	}
-	return fmt.Errorf("%w: %w", k, err)
 }

@@ -61,7 +61,7 @@ func assignmentJSON(t *testing.T, cl *cluster, topic string) string {
 }
 
 func TestScalaSetOrder(t *testing.T) {
-	// zookeeper.md §5.9: RAR {4,5,6} ++ OAR {1,2,3} is written as [5,1,6,2,3,4].
+	// docs/formats.md §1.3: RAR {4,5,6} ++ OAR {1,2,3} is written as [5,1,6,2,3,4].
 	if got := scalaSetOrder([]int32{4, 5, 6, 1, 2, 3}); !slices.Equal(got, []int32{5, 1, 6, 2, 3, 4}) {
 		t.Fatalf("got %v", got)
 	}

@@ -156,19 +156,6 @@ func updateMetadataRequestVersion(v config.ApiVersion) int16 {
 	return 0
 }
 
-// securityProtocolID is SecurityProtocol.id.
-func securityProtocolID(name string) int16 {
-	switch name {
-	case "SSL":
-		return 1
-	case "SASL_PLAINTEXT":
-		return 2
-	case "SASL_SSL":
-		return 3
-	}
-	return 0
-}
-
 func sortedBrokerIDs[V any](m map[int32]V) []int32 {
 	ids := make([]int32, 0, len(m))
 	for id := range m {
@@ -201,7 +188,7 @@ func (b *ControllerBrokerRequestBatch) SendRequestsToBrokers(controllerEpoch int
 			c.stateChangeLog.Tracef("Controller %d epoch %d sending %s LeaderAndIsr request %s to broker %d for partition %s",
 				c.config.BrokerID, controllerEpoch, kind, l, broker, tpString(tp))
 			leaderIDs[l.LeaderAndIsr.Leader] = struct{}{}
-			req.PartitionStates = append(req.PartitionStates, protocol.LeaderAndIsrRequestPartitionStates{
+			req.PartitionStates = append(req.PartitionStates, protocol.LeaderAndIsrRequestPartitionState{
 				Topic: tp.Topic, Partition: tp.Partition, ControllerEpoch: l.ControllerEpoch, Leader: l.LeaderAndIsr.Leader,
 				LeaderEpoch: l.LeaderAndIsr.LeaderEpoch, Isr: nonNil(l.LeaderAndIsr.Isr), ZkVersion: l.LeaderAndIsr.ZkVersion,
 				Replicas: nonNil(s.AllReplicas)})
@@ -211,7 +198,7 @@ func (b *ControllerBrokerRequestBatch) SendRequestsToBrokers(controllerEpoch int
 				continue
 			}
 			if ep, ok := lb.EndPoint(c.config.InterBrokerListenerName); ok {
-				req.LiveLeaders = append(req.LiveLeaders, protocol.LeaderAndIsrRequestLiveLeaders{ID: lb.ID, Host: ep.Host, Port: ep.Port})
+				req.LiveLeaders = append(req.LiveLeaders, protocol.LeaderAndIsrRequestLiveLeader{ID: lb.ID, Host: ep.Host, Port: ep.Port})
 			}
 		}
 		c.channelManager.SendRequest(broker, req, nil)
@@ -226,7 +213,7 @@ func (b *ControllerBrokerRequestBatch) SendRequestsToBrokers(controllerEpoch int
 		noDelete := &protocol.StopReplicaRequest{Version: 0, ControllerID: c.config.BrokerID, ControllerEpoch: controllerEpoch}
 		for _, r := range infos {
 			if !r.DeletePartition {
-				noDelete.Partitions = append(noDelete.Partitions, protocol.StopReplicaRequestPartitions{Topic: r.Replica.Topic, Partition: r.Replica.Partition})
+				noDelete.Partitions = append(noDelete.Partitions, protocol.StopReplicaRequestPartition{Topic: r.Replica.Topic, Partition: r.Replica.Partition})
 			}
 		}
 		// As in 0.10.2 the grouped request goes out even when empty (a batch
@@ -239,7 +226,7 @@ func (b *ControllerBrokerRequestBatch) SendRequestsToBrokers(controllerEpoch int
 				continue
 			}
 			req := &protocol.StopReplicaRequest{Version: 0, ControllerID: c.config.BrokerID, ControllerEpoch: controllerEpoch,
-				DeletePartitions: true, Partitions: []protocol.StopReplicaRequestPartitions{{Topic: r.Replica.Topic, Partition: r.Replica.Partition}}}
+				DeletePartitions: true, Partitions: []protocol.StopReplicaRequestPartition{{Topic: r.Replica.Topic, Partition: r.Replica.Partition}}}
 			c.log.Debugf("The stop replica request (delete = true) sent to broker %d is %s", broker, r.Replica)
 			var cb func(protocol.Message)
 			if r.Callback != nil {
@@ -267,11 +254,11 @@ func (b *ControllerBrokerRequestBatch) sendUpdateMetadata(controllerEpoch int32)
 	}
 	for _, broker := range brokers {
 		req := &protocol.UpdateMetadataRequest{Version: version, ControllerID: c.config.BrokerID, ControllerEpoch: controllerEpoch,
-			PartitionStates: []protocol.UpdateMetadataRequestPartitionStates{}, LiveBrokers: []protocol.UpdateMetadataRequestLiveBrokers{}}
+			PartitionStates: []protocol.UpdateMetadataRequestPartitionState{}, LiveBrokers: []protocol.UpdateMetadataRequestLiveBroker{}}
 		for _, tp := range tps {
 			s := b.updateMetadataRequestPartitionInfoMap[tp]
 			l := s.LeaderIsrAndControllerEpoch
-			req.PartitionStates = append(req.PartitionStates, protocol.UpdateMetadataRequestPartitionStates{
+			req.PartitionStates = append(req.PartitionStates, protocol.UpdateMetadataRequestPartitionState{
 				Topic: tp.Topic, Partition: tp.Partition, ControllerEpoch: l.ControllerEpoch, Leader: l.LeaderAndIsr.Leader,
 				LeaderEpoch: l.LeaderAndIsr.LeaderEpoch, Isr: nonNil(l.LeaderAndIsr.Isr), ZkVersion: l.LeaderAndIsr.ZkVersion,
 				Replicas: nonNil(s.AllReplicas)})
@@ -286,11 +273,11 @@ func (b *ControllerBrokerRequestBatch) sendUpdateMetadata(controllerEpoch int32)
 // liveBrokerEntry describes a broker at an UpdateMetadata version: v0 carries
 // the PLAINTEXT host and port, v1-v3 every endpoint (v3 with its listener
 // name, which the encoder drops before v3); the rack from v2.
-func liveBrokerEntry(b zkutils.BrokerInfo, version int16) protocol.UpdateMetadataRequestLiveBrokers {
-	e := protocol.UpdateMetadataRequestLiveBrokers{ID: b.ID, EndPoints: []protocol.UpdateMetadataRequestEndPoints{}}
+func liveBrokerEntry(b zkutils.BrokerInfo, version int16) protocol.UpdateMetadataRequestLiveBroker {
+	e := protocol.UpdateMetadataRequestLiveBroker{ID: b.ID, EndPoints: []protocol.UpdateMetadataRequestLiveBrokerEndPoint{}}
 	if version == 0 {
 		for _, ep := range b.EndPoints {
-			if ep.SecurityProtocol == "PLAINTEXT" {
+			if ep.SecurityProtocol == common.PLAINTEXT {
 				e.Host, e.Port = ep.Host, ep.Port
 				break
 			}
@@ -298,8 +285,8 @@ func liveBrokerEntry(b zkutils.BrokerInfo, version int16) protocol.UpdateMetadat
 		return e
 	}
 	for _, ep := range b.EndPoints {
-		e.EndPoints = append(e.EndPoints, protocol.UpdateMetadataRequestEndPoints{Port: ep.Port, Host: ep.Host,
-			ListenerName: ep.ListenerName, SecurityProtocolType: securityProtocolID(ep.SecurityProtocol)})
+		e.EndPoints = append(e.EndPoints, protocol.UpdateMetadataRequestLiveBrokerEndPoint{Port: ep.Port, Host: ep.Host,
+			ListenerName: ep.ListenerName, SecurityProtocolType: ep.SecurityProtocol.ID()})
 	}
 	if b.Rack != "" {
 		r := b.Rack
@@ -315,9 +302,9 @@ func nonNil(ids []int32) []int32 {
 	return ids
 }
 
-func nonNilStop(p []protocol.StopReplicaRequestPartitions) []protocol.StopReplicaRequestPartitions {
+func nonNilStop(p []protocol.StopReplicaRequestPartition) []protocol.StopReplicaRequestPartition {
 	if p == nil {
-		return []protocol.StopReplicaRequestPartitions{}
+		return []protocol.StopReplicaRequestPartition{}
 	}
 	return p
 }

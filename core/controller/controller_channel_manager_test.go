@@ -27,7 +27,7 @@ func TestRequestSendThreadReconnects(t *testing.T) {
 	got := make(chan protocol.Message, 4)
 	start := time.Now()
 	m.SendRequest(7, &protocol.UpdateMetadataRequest{Version: 3, ControllerID: 1, ControllerEpoch: 3}, func(r protocol.Message) { got <- r })
-	m.SendRequest(7, &protocol.StopReplicaRequest{ControllerID: 1, ControllerEpoch: 3, Partitions: []protocol.StopReplicaRequestPartitions{{Topic: "t"}}},
+	m.SendRequest(7, &protocol.StopReplicaRequest{ControllerID: 1, ControllerEpoch: 3, Partitions: []protocol.StopReplicaRequestPartition{{Topic: "t"}}},
 		func(r protocol.Message) { got <- r })
 	for i, want := range []protocol.ApiKeys{protocol.UpdateMetadata, protocol.StopReplica} {
 		select {

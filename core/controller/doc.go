@@ -6,7 +6,7 @@
 //
 // Bookmap: 000 §7.1-§7.1.7, §7.3 (UpdateMetadata), §7.4 (shutdownBroker);
 // 001 §4.6-§4.6.9, §4.1.7, §4.3.1-§4.3.2, §5.3-§5.4; 002 §6.4.1-§6.4.3,
-// §8.1.2, §8.3. Reference: shared/spec/zookeeper.md §4-§7.
+// §8.1.2, §8.3. Reference: docs/design.md §4 (from a watch to LeaderAndIsr), docs/formats.md §1.
 //
 // Pieces, each named after its Kafka class:
 //   - KafkaController: election through zkutils.ZookeeperLeaderElector on
@@ -33,9 +33,9 @@
 //   - Only the active controller acts: every listener checks IsActive under the
 //     controller lock and returns at once otherwise.
 //   - Every partition state znode written by the controller carries its epoch;
-//     all writes are conditional on the znode version (zookeeper.md §6).
+//     all writes are conditional on the znode version (docs/formats.md §1.3).
 //
-// Lock order (Go's sync.Mutex is not reentrant, layout.md B.7):
+// Lock order (Go's sync.Mutex is not reentrant; docs/locks.md §3):
 //
 //	brokerShutdownLock  (KafkaController.brokerShutdownLock, ShutdownBroker only)
 //	  -> controllerLock  (KafkaController.controllerLock)

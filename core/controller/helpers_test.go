@@ -1,7 +1,6 @@
 package controller
 
 import (
-	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -204,7 +203,7 @@ func newFakeBroker(t testing.TB, id int32) *fakeBroker {
 func (b *fakeBroker) port() int32 { return int32(b.ln.Addr().(*net.TCPAddr).Port) }
 
 func (b *fakeBroker) info() zkutils.BrokerInfo {
-	return zkutils.NewBrokerInfo(b.id, 4, []zkutils.RegisteredEndPoint{{ListenerName: "PLAINTEXT", SecurityProtocol: "PLAINTEXT",
+	return zkutils.NewBrokerInfo(b.id, 4, []zkutils.RegisteredEndPoint{{ListenerName: "PLAINTEXT", SecurityProtocol: common.PLAINTEXT,
 		Host: "127.0.0.1", Port: b.port()}}, -1, "", time.Now().UnixMilli())
 }
 
@@ -265,7 +264,7 @@ func (b *fakeBroker) serve(c net.Conn) {
 		case *protocol.LeaderAndIsrRequest:
 			lr := &protocol.LeaderAndIsrResponse{Version: r.Version}
 			for _, p := range r.PartitionStates {
-				lr.Partitions = append(lr.Partitions, protocol.LeaderAndIsrResponsePartitions{Topic: p.Topic, Partition: p.Partition})
+				lr.Partitions = append(lr.Partitions, protocol.LeaderAndIsrResponsePartition{Topic: p.Topic, Partition: p.Partition})
 			}
 			resp = lr
 		case *protocol.StopReplicaRequest:
@@ -275,7 +274,7 @@ func (b *fakeBroker) serve(c net.Conn) {
 				if r.DeletePartitions {
 					code = stopErr
 				}
-				sr.Partitions = append(sr.Partitions, protocol.StopReplicaResponsePartitions{Topic: p.Topic, Partition: p.Partition, ErrorCode: code})
+				sr.Partitions = append(sr.Partitions, protocol.StopReplicaResponsePartition{Topic: p.Topic, Partition: p.Partition, ErrorCode: code})
 			}
 			resp = sr
 		case *protocol.UpdateMetadataRequest:
@@ -303,8 +302,8 @@ func (b *fakeBroker) reset() {
 
 // leaderAndIsrStates collects every partition state received in LeaderAndIsr
 // requests, the latest per partition.
-func (b *fakeBroker) leaderAndIsrStates() map[common.TopicPartition]protocol.LeaderAndIsrRequestPartitionStates {
-	out := map[common.TopicPartition]protocol.LeaderAndIsrRequestPartitionStates{}
+func (b *fakeBroker) leaderAndIsrStates() map[common.TopicPartition]protocol.LeaderAndIsrRequestPartitionState {
+	out := map[common.TopicPartition]protocol.LeaderAndIsrRequestPartitionState{}
 	for _, r := range b.snapshot() {
 		if req, ok := r.msg.(*protocol.LeaderAndIsrRequest); ok {
 			for _, p := range req.PartitionStates {
@@ -316,8 +315,8 @@ func (b *fakeBroker) leaderAndIsrStates() map[common.TopicPartition]protocol.Lea
 }
 
 // updateMetadataStates is the same for UpdateMetadata.
-func (b *fakeBroker) updateMetadataStates() map[common.TopicPartition]protocol.UpdateMetadataRequestPartitionStates {
-	out := map[common.TopicPartition]protocol.UpdateMetadataRequestPartitionStates{}
+func (b *fakeBroker) updateMetadataStates() map[common.TopicPartition]protocol.UpdateMetadataRequestPartitionState {
+	out := map[common.TopicPartition]protocol.UpdateMetadataRequestPartitionState{}
 	for _, r := range b.snapshot() {
 		if req, ok := r.msg.(*protocol.UpdateMetadataRequest); ok {
 			for _, p := range req.PartitionStates {
@@ -433,17 +432,4 @@ func rrAssignment(partitions int, brokers []int32, rf int) map[int32][]int32 {
 		out[int32(p)] = rs
 	}
 	return out
-}
-
-var errTimeout = errors.New("timeout")
-
-func eventually(d time.Duration, cond func() bool) error {
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			return errTimeout
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return nil
 }

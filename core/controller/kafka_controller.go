@@ -21,7 +21,7 @@ import (
 )
 
 // The first controller epoch, and the znode version Kafka caches with it (1,
-// although ZooKeeper holds 0: zookeeper.md §10.6).
+// although ZooKeeper holds 0: docs/formats.md §1.3).
 //
 // Kafka 0.10.2: kafka.controller.KafkaController.InitialControllerEpoch(ZkVersion).
 const (
@@ -36,7 +36,7 @@ const (
 // Kafka 0.10.2: kafka.controller.KafkaController. Go's mutex is not reentrant,
 // so controllerLock is taken only at entry points (listeners, Startup,
 // Shutdown, ShutdownBroker, the rebalance task, the deletion goroutine) and
-// every other method expects it held (layout.md B.7).
+// every other method expects it held (docs/locks.md §3).
 type KafkaController struct {
 	config         *config.KafkaConfig
 	zkUtils        *zkutils.ZkUtils
@@ -99,7 +99,7 @@ func NewKafkaController(cfg *config.KafkaConfig, zkUtils *zkutils.ZkUtils, broke
 	}
 	c := &KafkaController{
 		config: cfg, zkUtils: zkUtils, brokerState: brokerState, time: clock,
-		log:                    log.WithField("logger", "kafka.controller.KafkaController").WithField("logIdent", fmt.Sprintf("[Controller %d]: ", cfg.BrokerID)),
+		log:                    log.WithField("logger", "kafka.controller.KafkaController").WithField("ident", fmt.Sprintf("[Controller %d]: ", cfg.BrokerID)),
 		stateChangeLog:         stateChangeLog,
 		autoRebalanceScheduler: autoRebalanceScheduler,
 		ctx:                    NewControllerContext(),
@@ -171,7 +171,7 @@ func (c *KafkaController) setEpoch(epoch, zkVersion int32) {
 // uncleanLeaderElectionEnable is the topic's unclean.leader.election.enable:
 // its override in /config/topics/<topic>, else the broker's setting.
 func (c *KafkaController) uncleanLeaderElectionEnable(topic string) bool {
-	def := c.config.GetBoolean("unclean.leader.election.enable")
+	def := c.config.UncleanLeaderElectionEnable
 	cfg, err := c.zkUtils.FetchEntityConfig(zkutils.ConfigTypeTopic, topic)
 	if err != nil {
 		c.log.WithError(err).Warnf("cannot read the config of topic %s; using the broker default", topic)
@@ -263,10 +263,10 @@ func (c *KafkaController) doControllerFailover() error {
 	c.log.Infof("Broker %d is ready to serve as the new controller with epoch %d", c.config.BrokerID, c.ctx.Epoch)
 	c.maybeTriggerPartitionReassignment()
 	c.onPreferredReplicaElection(sortedPartitions(c.ctx.PartitionsUndergoingPreferredReplicaElection), false)
-	if c.config.GetBoolean("auto.leader.rebalance.enable") && c.autoRebalanceScheduler != nil {
+	if c.config.AutoLeaderRebalanceEnable && c.autoRebalanceScheduler != nil {
 		c.log.Info("starting the partition rebalance scheduler")
 		c.autoRebalanceScheduler.Startup()
-		interval := time.Duration(c.config.GetLong("leader.imbalance.check.interval.seconds")) * time.Second
+		interval := time.Duration(c.config.LeaderImbalanceCheckIntervalSeconds) * time.Second
 		c.autoRebalanceScheduler.Schedule("partition-rebalance-thread", c.autoRebalanceTask, 5*time.Second, interval)
 	}
 	c.deleteTopicManager.Start()
@@ -287,7 +287,7 @@ func (c *KafkaController) onControllerResignation() {
 	dtm := c.deleteTopicManager
 	c.controllerLock.Unlock()
 	dtm.Shutdown()
-	if c.config.GetBoolean("auto.leader.rebalance.enable") && c.autoRebalanceScheduler != nil {
+	if c.config.AutoLeaderRebalanceEnable && c.autoRebalanceScheduler != nil {
 		c.autoRebalanceScheduler.Shutdown()
 	}
 	c.controllerLock.Lock()
@@ -337,7 +337,7 @@ func (c *KafkaController) readControllerEpochFromZookeeper() error {
 
 // incrementControllerEpoch writes epoch+1 conditionally on the version just
 // read, or creates the node with 1. As in 0.10.2, a failed conditional write
-// is only logged and failover goes on with the epoch read (zookeeper.md §10.7);
+// is only logged and failover goes on with the epoch read (docs/formats.md §1.3);
 // losing the race to create the node aborts the failover.
 func (c *KafkaController) incrementControllerEpoch() error {
 	newEpoch := c.ctx.Epoch + 1
@@ -352,7 +352,7 @@ func (c *KafkaController) incrementControllerEpoch() error {
 		if err != nil {
 			c.log.WithError(err).Error("Error while incrementing controller epoch")
 		} else {
-			// Kafka caches version 1 here although ZooKeeper holds 0 (zookeeper.md §10.6).
+			// Kafka caches version 1 here although ZooKeeper holds 0 (docs/formats.md §1.3).
 			c.setEpoch(InitialControllerEpoch, InitialControllerEpochZkVersion)
 		}
 	case err != nil:
@@ -410,8 +410,8 @@ func (c *KafkaController) initializeControllerContext() error {
 }
 
 func (c *KafkaController) startChannelManager() {
-	timeout := time.Duration(c.config.GetInt("controller.socket.timeout.ms")) * time.Millisecond
-	requestTimeout := time.Duration(c.config.GetInt("request.timeout.ms")) * time.Millisecond
+	timeout := time.Duration(c.config.ControllerSocketTimeoutMs) * time.Millisecond
+	requestTimeout := time.Duration(c.config.RequestTimeoutMs) * time.Millisecond
 	c.channelManager = newControllerChannelManager(c.config.BrokerID, c.epoch.Load, c.config.InterBrokerListenerName, timeout, requestTimeout,
 		c.ctx.LiveOrShuttingDownBrokers(), c.log, c.stateChangeLog)
 	c.channelManager.Startup()

@@ -90,7 +90,7 @@ func (c *KafkaController) checkAndTriggerPartitionRebalance() {
 		}
 		byBroker[ar[0]] = append(byBroker[ar[0]], tp)
 	}
-	threshold := float64(c.config.GetInt("leader.imbalance.per.broker.percentage")) / 100
+	threshold := float64(c.config.LeaderImbalancePerBrokerPercentage) / 100
 	for _, broker := range sortedKeys(byBroker) {
 		tps := byBroker[broker]
 		var notLed []common.TopicPartition

@@ -72,7 +72,7 @@ func (c *KafkaController) watchIsrChangesForReassignedPartition(tp common.TopicP
 	return c.zkUtils.ZkClient.SubscribeDataChanges(zkutils.TopicPartitionLeaderAndIsrPath(tp.Topic, tp.Partition), rc.isrChangeListener)
 }
 
-// onPartitionReassignment runs the RAR/OAR procedure (zookeeper.md §5.9):
+// onPartitionReassignment runs the RAR/OAR procedure (docs/formats.md §1.3):
 // while some target replica is not in the ISR, grow AR to RAR+OAR, bump the
 // leader epoch and start the new replicas; once all are in the ISR, move the
 // leader into RAR if needed, stop and delete the old replicas, write AR = RAR

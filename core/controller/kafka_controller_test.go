@@ -79,7 +79,7 @@ func TestNewTopicGetsLeaders(t *testing.T) {
 	assignment := rrAssignment(8, []int32{1, 2, 3}, 3)
 	start := time.Now()
 	cl.createTopic("t", assignment)
-	err := eventually(5*time.Second, func() bool {
+	ok := zktest.PollUntil(func() bool {
 		for p := int32(0); p < 8; p++ {
 			if cl.rawState("t", p) != stateJSON(1, assignment[p][0], 0, assignment[p]) {
 				return false
@@ -91,8 +91,8 @@ func TestNewTopicGetsLeaders(t *testing.T) {
 			}
 		}
 		return true
-	})
-	if err != nil {
+	}, 5*time.Second)
+	if !ok {
 		for p := int32(0); p < 8; p++ {
 			t.Logf("partition %d: %s", p, cl.rawState("t", p))
 		}

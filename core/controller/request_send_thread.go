@@ -68,7 +68,7 @@ func newRequestSendThread(controllerID int32, epoch func() int32, broker zkutils
 	return &RequestSendThread{
 		controllerID: controllerID, epoch: epoch, broker: broker, listenerName: listenerName,
 		socketTimeout: socketTimeout, requestTimeout: requestTimeout, stateChangeLog: stateChangeLog,
-		log:  log.WithField("logger", "kafka.controller.RequestSendThread").WithField("logIdent", "["+name+"]: "),
+		log:  log.WithField("logger", "kafka.controller.RequestSendThread").WithField("ident", "["+name+"]: "),
 		wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
 	}
 }

@@ -2,9 +2,7 @@ package controller
 
 import (
 	"errors"
-	"fmt"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -36,153 +34,8 @@ func newOfflineController(t *testing.T) (*KafkaController, *logCapture, *zkutils
 	return c, capture, cl.admin
 }
 
-// The transition tables of 0.10.2, written out pair by pair.
-var validPartitionTransitions = map[[2]PartitionState]bool{
-	{NonExistentPartition, NewPartition}:     true,
-	{NewPartition, OnlinePartition}:          true,
-	{OnlinePartition, OnlinePartition}:       true,
-	{OfflinePartition, OnlinePartition}:      true,
-	{NewPartition, OfflinePartition}:         true,
-	{OnlinePartition, OfflinePartition}:      true,
-	{OfflinePartition, OfflinePartition}:     true,
-	{OfflinePartition, NonExistentPartition}: true,
-}
-
-var validReplicaTransitions = map[[2]ReplicaState]bool{
-	{NonExistentReplica, NewReplica}:                    true,
-	{NewReplica, OnlineReplica}:                         true,
-	{OnlineReplica, OnlineReplica}:                      true,
-	{OfflineReplica, OnlineReplica}:                     true,
-	{ReplicaDeletionIneligible, OnlineReplica}:          true,
-	{NewReplica, OfflineReplica}:                        true,
-	{OnlineReplica, OfflineReplica}:                     true,
-	{OfflineReplica, OfflineReplica}:                    true,
-	{ReplicaDeletionIneligible, OfflineReplica}:         true,
-	{OfflineReplica, ReplicaDeletionStarted}:            true,
-	{ReplicaDeletionStarted, ReplicaDeletionSuccessful}: true,
-	{ReplicaDeletionStarted, ReplicaDeletionIneligible}: true,
-	{ReplicaDeletionSuccessful, NonExistentReplica}:     true,
-}
-
-// TestPartitionStateMachineTransitions tries every (state, target) pair: the
-// valid ones move the partition, the others are refused with an error and a
-// state.change.logger line, leaving the state as it was.
-func TestPartitionStateMachineTransitions(t *testing.T) {
-	c, logs, zk := newOfflineController(t)
-	states := []PartitionState{NonExistentPartition, NewPartition, OnlinePartition, OfflinePartition}
-	c.controllerLock.Lock()
-	defer c.controllerLock.Unlock()
-	p := int32(0)
-	for _, from := range states {
-		for _, to := range states {
-			tp := common.TopicPartition{Topic: "t", Partition: p}
-			p++
-			c.ctx.PartitionReplicaAssignment[tp] = []int32{1, 2, 3}
-			if from == OnlinePartition || from == OfflinePartition {
-				l := zkutils.NewLeaderAndIsr(1, []int32{1, 2, 3})
-				if err := zk.CreatePersistentPath(zkutils.TopicPartitionLeaderAndIsrPath(tp.Topic, tp.Partition), zkutils.LeaderAndIsrZkData(l, 1)); err != nil {
-					t.Fatal(err)
-				}
-				c.ctx.PartitionLeadershipInfo[tp] = zkutils.LeaderIsrAndControllerEpoch{LeaderAndIsr: l, ControllerEpoch: 1}
-			}
-			if from != NonExistentPartition {
-				c.partitionStateMachine.partitionState[tp] = from
-			}
-			err := c.partitionStateMachine.handleStateChange(tp, to, c.offlinePartitionSelector)
-			c.partitionStateMachine.brokerRequestBatch.clear()
-			got := c.partitionStateMachine.State(tp)
-			name := fmt.Sprintf("%s->%s", from, to)
-			if validPartitionTransitions[[2]PartitionState{from, to}] {
-				if err != nil || got != to {
-					t.Errorf("%s: err %v, state %s", name, err, got)
-				}
-				continue
-			}
-			if !errors.Is(err, ErrIllegalState) || got != from {
-				t.Errorf("%s: err %v, state %s; want refused", name, err, got)
-			}
-			line, ok := logs.find(fmt.Sprintf("Controller 1 epoch 1 initiated state change for partition %s from %s to %s failed", tpString(tp), from, to))
-			if !ok || !strings.Contains(line, "should be in the") {
-				t.Errorf("%s: no refusal line (%q)", name, line)
-			}
-		}
-	}
-	// New -> Online wrote the initial state: first live replica leads, ISR = live AR.
-	data, _, _ := zk.ZkClient.ReadData(zkutils.TopicPartitionLeaderAndIsrPath("t", 6))
-	if string(data) != stateJSON(1, 1, 0, []int32{1, 2, 3}) {
-		t.Errorf("New->Online state %s", data)
-	}
-	if _, ok := logs.find("Controller 1 epoch 1 changed partition [t,6] from NewPartition to OnlinePartition with leader 1"); !ok {
-		t.Error("no success line")
-	}
-	// Not started: refused.
-	c.partitionStateMachine.hasStarted = false
-	if err := c.partitionStateMachine.handleStateChange(common.TopicPartition{Topic: "x", Partition: 0}, NewPartition, nil); !errors.Is(err, ErrStateChangeFailed) {
-		t.Errorf("not started: %v", err)
-	}
-}
-
-// TestReplicaStateMachineTransitions is the same for the seven replica states.
-func TestReplicaStateMachineTransitions(t *testing.T) {
-	c, logs, zk := newOfflineController(t)
-	states := []ReplicaState{NewReplica, OnlineReplica, OfflineReplica, ReplicaDeletionStarted,
-		ReplicaDeletionSuccessful, ReplicaDeletionIneligible, NonExistentReplica}
-	c.controllerLock.Lock()
-	defer c.controllerLock.Unlock()
-	p := int32(0)
-	for _, from := range states {
-		for _, to := range states {
-			tp := common.TopicPartition{Topic: "t", Partition: p}
-			p++
-			c.ctx.PartitionReplicaAssignment[tp] = []int32{1, 2, 3}
-			l := zkutils.NewLeaderAndIsr(2, []int32{1, 2, 3})
-			if err := zk.CreatePersistentPath(zkutils.TopicPartitionLeaderAndIsrPath(tp.Topic, tp.Partition), zkutils.LeaderAndIsrZkData(l, 1)); err != nil {
-				t.Fatal(err)
-			}
-			c.ctx.PartitionLeadershipInfo[tp] = zkutils.LeaderIsrAndControllerEpoch{LeaderAndIsr: l, ControllerEpoch: 1}
-			r := PartitionAndReplica{tp.Topic, tp.Partition, 1}
-			if from != NonExistentReplica {
-				c.replicaStateMachine.replicaState[r] = from
-			}
-			err := c.replicaStateMachine.handleStateChange(r, to, nil)
-			c.replicaStateMachine.brokerRequestBatch.clear()
-			got := c.replicaStateMachine.State(r)
-			name := fmt.Sprintf("%s->%s", from, to)
-			if validReplicaTransitions[[2]ReplicaState{from, to}] {
-				if err != nil || got != to {
-					t.Errorf("%s: err %v, state %s", name, err, got)
-				}
-				continue
-			}
-			if !errors.Is(err, ErrIllegalState) || got != from {
-				t.Errorf("%s: err %v, state %s; want refused", name, err, got)
-			}
-			line, ok := logs.find(fmt.Sprintf("Controller 1 epoch 1 initiated state change of replica 1 for partition %s from %s to %s failed", tpString(tp), from, to))
-			if !ok || !strings.Contains(line, "should be in the") {
-				t.Errorf("%s: no refusal line (%q)", name, line)
-			}
-		}
-	}
-	// Online -> Offline took replica 1 out of the ISR in ZooKeeper.
-	tp := common.TopicPartition{Topic: "t", Partition: 1*7 + 2}
-	if l, _, _ := zk.GetLeaderIsrAndEpochForPartition(tp.Topic, tp.Partition); l.LeaderAndIsr.Leader != 2 || !slices.Equal(l.LeaderAndIsr.Isr, []int32{2, 3}) || l.LeaderAndIsr.LeaderEpoch != 1 {
-		t.Errorf("Online->Offline left %s", l)
-	}
-	// DeletionSuccessful -> NonExistent removed the replica from the assignment.
-	tp = common.TopicPartition{Topic: "t", Partition: 4*7 + 6}
-	if got := c.ctx.PartitionReplicaAssignment[tp]; !slices.Equal(got, []int32{2, 3}) {
-		t.Errorf("assignment after NonExistentReplica %v", got)
-	}
-	// A replica asked to become NewReplica while it leads is refused.
-	tp = common.TopicPartition{Topic: "t", Partition: 100}
-	c.ctx.PartitionReplicaAssignment[tp] = []int32{1, 2}
-	if err := zk.CreatePersistentPath(zkutils.TopicPartitionLeaderAndIsrPath("t", 100), zkutils.LeaderAndIsrZkData(zkutils.NewLeaderAndIsr(1, []int32{1, 2}), 1)); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.replicaStateMachine.handleStateChange(PartitionAndReplica{"t", 100, 1}, NewReplica, nil); !errors.Is(err, ErrStateChangeFailed) {
-		t.Errorf("leader to NewReplica: %v", err)
-	}
-}
+// The partition and replica transition tables are scripts: testdata/state_machines, run by
+// TestStateMachineScripts (state_machine_script_test.go).
 
 // TestLeaderSelectors runs each selector against hand-made contexts.
 func TestLeaderSelectors(t *testing.T) {

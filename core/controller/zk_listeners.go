@@ -9,7 +9,7 @@ import (
 	"github.com/zkafka/zkafka/zk/zkutils"
 )
 
-// Every controller ZooKeeper listener (zookeeper.md §4.1). Each runs on the
+// Every controller ZooKeeper listener (docs/formats.md §1.3). Each runs on the
 // zkclient event goroutine, takes controllerLock, and does nothing unless this
 // broker is the active controller.
 

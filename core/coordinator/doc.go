@@ -5,7 +5,7 @@
 // Kafka 0.10.2: kafka.coordinator (core/src/main/scala/kafka/coordinator)
 //
 // Bookmap: book 000 ch.5 (the coordinator), book 001 §4.7, book 002 ch.7.2-7.3;
-// shared/spec/group-coordinator.md (all sections), protocol.md APIs 8-16.
+// docs/formats.md §5 (__consumer_offsets, the consumer protocol).
 //
 // # Where a group lives
 //

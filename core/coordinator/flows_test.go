@@ -294,8 +294,8 @@ func TestOffsetsForCommit(t *testing.T) {
 	h := newHarness(t)
 	now := h.time.Milliseconds()
 	md := "meta"
-	req := &protocol.OffsetCommitRequest{Version: 1, GroupID: testGroup, Topics: []protocol.OffsetCommitRequestTopics{{Topic: "t",
-		Partitions: []protocol.OffsetCommitRequestPartitions{{Partition: 0, Offset: 5, Timestamp: -1}, {Partition: 1, Offset: 6, Timestamp: 500, Metadata: &md}}}}}
+	req := &protocol.OffsetCommitRequest{Version: 1, GroupID: testGroup, Topics: []protocol.OffsetCommitRequestTopic{{Topic: "t",
+		Partitions: []protocol.OffsetCommitRequestTopicPartition{{Partition: 0, Offset: 5, Timestamp: -1}, {Partition: 1, Offset: 6, Timestamp: 500, Metadata: &md}}}}}
 	got := h.c.OffsetsForCommit(req)
 	ret := h.c.offsetConfig.OffsetsRetentionMs
 	if got[tp("t", 0)] != (OffsetAndMetadata{5, "", now, now + ret}) || got[tp("t", 1)] != (OffsetAndMetadata{6, "meta", now, 500 + ret}) {

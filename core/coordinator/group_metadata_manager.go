@@ -249,13 +249,6 @@ func (m *GroupMetadataManager) buildRecords(magic int8, kvs [][2][]byte) *record
 	return b.Build()
 }
 
-func codeOf(err error) int16 {
-	if err == nil {
-		return 0
-	}
-	return protocol.CodeOf(err)
-}
-
 // prepareStoreGroup builds the append of g's metadata with assignment (caller holds g.mu).
 // Without a local replica of the partition it answers NOT_COORDINATOR_FOR_GROUP at once and
 // returns nil. The callback maps append errors as 0.10.2 does.
@@ -277,7 +270,7 @@ func (m *GroupMetadataManager) prepareStoreGroup(g *GroupMetadata, assignment ma
 	return &DelayedStore{PartitionRecords: map[common.TopicPartition]*record.MemoryRecords{tp: recs},
 		Callback: func(status map[common.TopicPartition]error) {
 			err := status[tp]
-			code := codeOf(err)
+			code := protocol.CodeOf(err)
 			switch code {
 			case 0:
 			case protocol.ErrUnknownTopicOrPartition.Code, protocol.ErrNotEnoughReplicas.Code, protocol.ErrNotEnoughReplicasAfterAppend.Code:
@@ -355,7 +348,7 @@ func (m *GroupMetadataManager) prepareStoreOffsets(g *GroupMetadata, memberID st
 	return &DelayedStore{PartitionRecords: map[common.TopicPartition]*record.MemoryRecords{tp: recs},
 		Callback: func(status map[common.TopicPartition]error) {
 			err := status[tp]
-			code := codeOf(err)
+			code := protocol.CodeOf(err)
 			g.mu.Lock()
 			if !g.Is(Dead) {
 				for ttp, o := range filtered {

@@ -303,3 +303,11 @@ func codeName(c int16) string {
 	}
 	return fmt.Sprint(protocol.ErrorForCode(c))
 }
+func pendingOr(t *testing.T, f *joinFuture) int16 {
+	if f.done() {
+		return f.get(t).ErrorCode
+	}
+	return pending
+}
+
+const pending int16 = -100 // the request was parked, not answered

@@ -41,28 +41,28 @@ type GroupConfig struct {
 //
 // Kafka 0.10.2: GroupCoordinator.offsetConfig.
 func OffsetConfigFromKafkaConfig(c *config.KafkaConfig) OffsetConfig {
-	codec := record.CompressionType(c.GetInt("offsets.topic.compression.codec"))
+	codec := record.CompressionType(c.OffsetsTopicCompressionCodec)
 	if codec < record.NONE || codec > record.LZ4 {
 		codec = record.NONE
 	}
 	return OffsetConfig{
-		MaxMetadataSize:                 int(c.GetInt("offset.metadata.max.bytes")),
-		LoadBufferSize:                  int(c.GetInt("offsets.load.buffer.size")),
-		OffsetsRetentionMs:              int64(c.GetInt("offsets.retention.minutes")) * 60 * 1000,
-		OffsetsRetentionCheckIntervalMs: c.GetLong("offsets.retention.check.interval.ms"),
-		OffsetsTopicNumPartitions:       c.GetInt("offsets.topic.num.partitions"),
-		OffsetsTopicSegmentBytes:        c.GetInt("offsets.topic.segment.bytes"),
-		OffsetsTopicReplicationFactor:   c.GetShort("offsets.topic.replication.factor"),
+		MaxMetadataSize:                 int(c.OffsetMetadataMaxSize),
+		LoadBufferSize:                  int(c.OffsetsLoadBufferSize),
+		OffsetsRetentionMs:              int64(c.OffsetsRetentionMinutes) * 60 * 1000,
+		OffsetsRetentionCheckIntervalMs: c.OffsetsRetentionCheckIntervalMs,
+		OffsetsTopicNumPartitions:       c.OffsetsTopicPartitions,
+		OffsetsTopicSegmentBytes:        c.OffsetsTopicSegmentBytes,
+		OffsetsTopicReplicationFactor:   c.OffsetsTopicReplicationFactor,
 		OffsetsTopicCompressionCodec:    codec,
-		OffsetCommitTimeoutMs:           c.GetInt("offsets.commit.timeout.ms"),
-		OffsetCommitRequiredAcks:        c.GetShort("offsets.commit.required.acks"),
+		OffsetCommitTimeoutMs:           c.OffsetCommitTimeoutMs,
+		OffsetCommitRequiredAcks:        c.OffsetCommitRequiredAcks,
 	}
 }
 
 // GroupConfigFromKafkaConfig reads group.min/max.session.timeout.ms.
 func GroupConfigFromKafkaConfig(c *config.KafkaConfig) GroupConfig {
-	return GroupConfig{GroupMinSessionTimeoutMs: c.GetInt("group.min.session.timeout.ms"),
-		GroupMaxSessionTimeoutMs: c.GetInt("group.max.session.timeout.ms")}
+	return GroupConfig{GroupMinSessionTimeoutMs: c.GroupMinSessionTimeoutMs,
+		GroupMaxSessionTimeoutMs: c.GroupMaxSessionTimeoutMs}
 }
 
 // GroupMetadataTopicName is the internal topic holding offsets and group metadata.

@@ -8,6 +8,7 @@ import (
 	"github.com/zkafka/zkafka/clients/common"
 	"github.com/zkafka/zkafka/clients/protocol"
 	"github.com/zkafka/zkafka/core/utils"
+	"github.com/zkafka/zkafka/zk/zktest"
 )
 
 // TestRealTimersConcurrentMembers runs three members on their own goroutines against a
@@ -102,12 +103,10 @@ func TestRealTimersConcurrentMembers(t *testing.T) {
 	go runMember(2, stopOne, &wg)
 	waitFor := func(cond func() bool, what string) {
 		t.Helper()
-		deadline := time.Now().Add(10 * time.Second)
-		for !cond() {
-			if time.Now().After(deadline) {
-				t.Fatalf("timed out waiting for %s; gens %v", what, gens)
-			}
-			time.Sleep(10 * time.Millisecond)
+		if !zktest.PollUntil(cond, 10*time.Second) {
+			mu.Lock()
+			defer mu.Unlock()
+			t.Fatalf("timed out waiting for %s; gens %v", what, gens)
 		}
 	}
 	members := func() int {

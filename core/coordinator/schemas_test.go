@@ -20,7 +20,7 @@ func unhex(t *testing.T, s string) []byte {
 }
 
 func TestPartitionForVectors(t *testing.T) {
-	// shared/spec/group-coordinator.md §2 (count 50).
+	// docs/formats.md §5.1 (count 50).
 	cases := map[string]int32{"my-group": 12, "test": 48, "console-consumer-12345": 6, "polygenelubricants": 0,
 		"": 0, "group-é": 33, "g😀": 32}
 	for g, want := range cases {

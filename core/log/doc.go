@@ -3,11 +3,11 @@
 // assignment done on the leader's append path (LogValidator).
 //
 // Kafka 0.10.2: kafka.log (core/src/main/scala/kafka/log), plus kafka.server.LogOffsetMetadata and
-// kafka.server.FetchDataInfo (moved here, layout.md B.4 #5).
+// kafka.server.FetchDataInfo (moved here, docs/design.md §1.2 row 5).
 //
 // Bookmap: 4.3.1-4.3.6 (layout, indexes, LogSegment, Log), 6.1.1-6.1.4 (writing, segments,
 // reading), 6.1.5 in part (Log.deleteOldSegments), 10.2 (timestamps, LogValidator, TimeIndex,
-// fetchOffsetsByTimestamp); shared/spec/storage.md §4-10, §12, §14. Files: log.go (the Log, its
+// fetchOffsetsByTimestamp); docs/formats.md §3-4. Files: log.go (the Log, its
 // segment list, roll, flush, deletion), log_load.go (loadSegments, recoverLog), log_append.go,
 // log_read.go, log_retention.go, log_truncate.go, log_names.go (Kafka's object Log), log_segment.go,
 // abstract_index.go, offset_index.go, time_index.go, log_validator.go, log_config.go.

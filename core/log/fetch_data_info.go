@@ -9,7 +9,7 @@ import "github.com/zkafka/zkafka/clients/record"
 // FirstEntryIncomplete is set when the first log entry did not fit in the size limit (Fetch v3 then
 // answers with an empty set rather than a partial message).
 //
-// Kafka 0.10.2: kafka.server.FetchDataInfo (moved to core/log, layout.md B.4 #5).
+// Kafka 0.10.2: kafka.server.FetchDataInfo (moved to core/log, docs/design.md §1.2 row 5).
 type FetchDataInfo struct {
 	FetchOffsetMetadata  LogOffsetMetadata
 	Records              record.Records

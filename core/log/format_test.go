@@ -1,7 +1,7 @@
 package log
 
 // On-disk format acceptance (zkafka): a segment and its indexes laid out by hand from
-// shared/spec/storage.md §1.2 (with its CRC test vectors), §6 and §7 are read correctly, and what
+// docs/formats.md §3.1 (with its CRC test vectors) and §4.2 are read correctly, and what
 // zkafka writes for the same messages is the same bytes.
 
 import (
@@ -13,7 +13,7 @@ import (
 	"github.com/zkafka/zkafka/clients/record"
 )
 
-// storage.md §1.2: v0, offset 0, key null, value "hello".
+// docs/formats.md §3.1: v0, offset 0, key null, value "hello".
 var specV0Hello = []byte{
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, // offset 0
 	0x00, 0x00, 0x00, 0x13, // message_size 19
@@ -24,7 +24,7 @@ var specV0Hello = []byte{
 	0x00, 0x00, 0x00, 0x05, 'h', 'e', 'l', 'l', 'o',
 }
 
-// storage.md §1.2: v1, offset 5, CreateTime 1487000000000, key "k", value "hello".
+// docs/formats.md §3.1: v1, offset 5, CreateTime 1487000000000, key "k", value "hello".
 var specV1KHello = []byte{
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, // offset 5
 	0x00, 0x00, 0x00, 0x1c, // message_size 28

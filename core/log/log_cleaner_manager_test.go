@@ -24,6 +24,7 @@ import (
 
 	"github.com/zkafka/zkafka/clients/common"
 	"github.com/zkafka/zkafka/core/utils"
+	"github.com/zkafka/zkafka/zk/zktest"
 )
 
 var lcmTP = common.TopicPartition{Topic: "log", Partition: 0}
@@ -153,13 +154,7 @@ func TestLogCleanerManagerStates(t *testing.T) {
 	m.mu.Unlock()
 	done := make(chan error)
 	go func() { done <- m.AbortAndPauseCleaning(lcmTP) }()
-	deadline := time.Now().Add(5 * time.Second)
-	for m.checkCleaningAborted(lcmTP) == nil {
-		if time.Now().After(deadline) {
-			t.Fatal("abort not requested")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	zktest.WaitUntilTrue(t, func() bool { return m.checkCleaningAborted(lcmTP) != nil }, "abort not requested", 5*time.Second)
 	select {
 	case <-done:
 		t.Fatal("the aborter must wait for the cleaning to stop")

@@ -15,7 +15,7 @@ var UnknownOffsetMetadata = LogOffsetMetadata{MessageOffset: -1, SegmentBaseOffs
 // holding it and its byte position in that segment. The replica manager compares these to decide
 // whether a delayed fetch has accumulated enough bytes without re-reading the log.
 //
-// Kafka 0.10.2: kafka.server.LogOffsetMetadata (moved to core/log, layout.md B.4 #5).
+// Kafka 0.10.2: kafka.server.LogOffsetMetadata (moved to core/log, docs/design.md §1.2 row 5).
 type LogOffsetMetadata struct {
 	MessageOffset             int64
 	SegmentBaseOffset         int64

@@ -15,7 +15,7 @@ import (
 	"github.com/zkafka/zkafka/clients/common"
 )
 
-// Names of the per-log-directory checkpoint files (storage.md §11.2).
+// Names of the per-log-directory checkpoint files (docs/formats.md §4.1).
 const (
 	// RecoveryPointCheckpointFile holds each log's recovery point (LogManager).
 	RecoveryPointCheckpointFile = "recovery-point-offset-checkpoint"
@@ -37,9 +37,9 @@ var ErrMalformedCheckpoint = errors.New("malformed offset checkpoint")
 
 // OffsetCheckpoint reads and writes one "topic partition offset" checkpoint file.
 //
-// Kafka 0.10.2: kafka.server.OffsetCheckpoint (moved into core/log, layout.md B.4 row 5).
+// Kafka 0.10.2: kafka.server.OffsetCheckpoint (moved into core/log, docs/design.md §1.2 row 5).
 //
-// Format (storage.md §11.1): a line "0" (version), a line with the entry count, then one
+// Format (docs/formats.md §4.3): a line "0" (version), a line with the entry count, then one
 // "topic partition offset" line per entry, each ended by "\n". A write goes to <file>.tmp,
 // is fsynced, and is renamed over the file, so a crash leaves either the old or the new
 // content, never a mixture. Kafka writes entries in hash-map order; this writes them

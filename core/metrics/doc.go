@@ -7,7 +7,7 @@
 // Kafka 0.10.2: kafka.metrics (core/src/main/scala/kafka/metrics: KafkaMetricsGroup, KafkaTimer,
 // KafkaMetricsReporter) and kafka.server.BrokerTopicStats / BrokerTopicMetrics
 // (core/src/main/scala/kafka/server/KafkaRequestHandler.scala), moved here because Log and
-// ReplicaManager mark their meters (layout.md B.4 #7).
+// ReplicaManager mark their meters (docs/design.md §1.2 row 7).
 //
 // Bookmap: 《Apache Kafka源码剖析》 §4.9 (JMX, the Yammer Metrics library, KafkaMetricsGroup),
 // §4.2.1 (BrokerTopicStats); 《Kafka技术内幕》 and 《深入理解Kafka》 monitoring chapters (§10.1,

@@ -11,7 +11,7 @@
 // Bookmap: 《Kafka技术内幕》 §2.3 (the broker's network layer), 《Apache Kafka源码剖析》 §4.1
 // (SocketServer: Acceptor, Processor, RequestChannel), 《深入理解Kafka》 §6.2.
 //
-// Threads as goroutines (layout.md B.7): the Acceptor and each Processor are one goroutine. Kafka's
+// Threads as goroutines (docs/design.md §2): the Acceptor and each Processor are one goroutine. Kafka's
 // Processor drives a non-blocking Selector; here each connection (KafkaChannel) has a reader
 // goroutine and a writer goroutine, and the work is placed so that a request and its response
 // cross as few goroutines as possible (each hand-off to a parked goroutine costs a wakeup):

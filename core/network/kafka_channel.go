@@ -38,7 +38,7 @@ type completedSend struct {
 // Processor could not write at once without blocking.
 //
 // Kafka 0.10.2: org.apache.kafka.common.network.KafkaChannel (with the Selector's per-channel
-// read and blocking-write work moved onto two goroutines, layout.md B.7).
+// read and blocking-write work moved onto two goroutines, docs/design.md §2).
 type KafkaChannel struct {
 	id           string
 	conn         net.Conn

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkafka/zkafka/clients/common"
 	"github.com/zkafka/zkafka/core/server/config"
 )
 
@@ -18,7 +19,7 @@ import (
 func startHandlerServer(t testing.TB, mutate func(*SocketServerConfig), answer func(*Request) Send) *SocketServer {
 	t.Helper()
 	cfg := SocketServerConfig{
-		Listeners:         []config.EndPoint{{Host: "127.0.0.1", Port: 0, ListenerName: "PLAINTEXT", SecurityProtocol: "PLAINTEXT"}},
+		Listeners:         []config.EndPoint{{Host: "127.0.0.1", Port: 0, ListenerName: "PLAINTEXT", SecurityProtocol: common.PLAINTEXT}},
 		NumNetworkThreads: 2, QueuedMaxRequests: 16, SocketRequestMaxBytes: 1 << 20,
 		MaxConnectionsPerIP: 1 << 30, ConnectionsMaxIdle: time.Minute,
 	}

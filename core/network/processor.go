@@ -10,6 +10,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/zkafka/zkafka/clients/common"
 	"github.com/zkafka/zkafka/clients/protocol"
 )
 
@@ -22,7 +23,7 @@ import (
 type Processor struct {
 	id             int
 	listenerName   string
-	protocol       string
+	protocol       common.SecurityProtocol
 	requestChannel *RequestChannel
 	quotas         *ConnectionQuotas
 	maxRequestSize int32
@@ -42,7 +43,7 @@ type Processor struct {
 	connWG   sync.WaitGroup // every channel's reader and writer goroutines
 }
 
-func newProcessor(id int, listenerName, securityProtocol string, rc *RequestChannel, quotas *ConnectionQuotas,
+func newProcessor(id int, listenerName string, securityProtocol common.SecurityProtocol, rc *RequestChannel, quotas *ConnectionQuotas,
 	maxRequestSize int32, idleTimeout time.Duration, log *logrus.Entry) *Processor {
 	return &Processor{
 		id: id, listenerName: listenerName, protocol: securityProtocol, requestChannel: rc, quotas: quotas,

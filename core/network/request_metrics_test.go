@@ -8,9 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkafka/zkafka/clients/common"
 	"github.com/zkafka/zkafka/clients/protocol"
 	"github.com/zkafka/zkafka/core/metrics"
 	"github.com/zkafka/zkafka/core/server/config"
+	"github.com/zkafka/zkafka/zk/zktest"
 )
 
 // metricsServer runs a SocketServer with a registry and one handler that answers every request
@@ -20,7 +22,7 @@ func metricsServer(t *testing.T) (*SocketServer, *metrics.Registry, string) {
 	t.Helper()
 	reg := metrics.NewRegistry(nil)
 	cfg := SocketServerConfig{
-		Listeners:         []config.EndPoint{{Host: "127.0.0.1", Port: 0, ListenerName: "PLAINTEXT", SecurityProtocol: "PLAINTEXT"}},
+		Listeners:         []config.EndPoint{{Host: "127.0.0.1", Port: 0, ListenerName: "PLAINTEXT", SecurityProtocol: common.PLAINTEXT}},
 		NumNetworkThreads: 2, QueuedMaxRequests: 16, SocketRequestMaxBytes: 1 << 20,
 		MaxConnectionsPerIP: 1 << 30, ConnectionsMaxIdle: time.Minute, Metrics: reg,
 	}
@@ -140,7 +142,7 @@ func TestRequestMetricsRecorded(t *testing.T) {
 	c.Write(frame(18, 0, 8, "noop", nil))
 	roundTrip(frame(18, 0, 9, "fast", nil))
 
-	waitFor(t, "ApiVersions metrics", func() bool { return histCount(reg, "TotalTimeMs", "ApiVersions") == 8 })
+	zktest.WaitUntilTrue(t, func() bool { return histCount(reg, "TotalTimeMs", "ApiVersions") == 8 }, "ApiVersions metrics", 10*time.Second)
 	if got := requestsPerSec(reg, "ApiVersions"); got != 8 {
 		t.Fatalf("ApiVersions RequestsPerSec = %d, want 8", got)
 	}
@@ -157,7 +159,7 @@ func TestRequestMetricsRecorded(t *testing.T) {
 	if remote := reg.Histogram("kafka.network:type=RequestMetrics,name=RemoteTimeMs,request=ApiVersions"); remote.Max() >= 30 {
 		t.Errorf("RemoteTimeMs max %d: the handler's time leaked into the remote time of requests that never wait in a purgatory", remote.Max())
 	}
-	waitFor(t, "Fetch metrics", func() bool { return requestsPerSec(reg, "Fetch") == 2 })
+	zktest.WaitUntilTrue(t, func() bool { return requestsPerSec(reg, "Fetch") == 2 }, "Fetch metrics", 10*time.Second)
 	if requestsPerSec(reg, "FetchConsumer") != 1 || requestsPerSec(reg, "FetchFollower") != 1 {
 		t.Errorf("FetchConsumer %d, FetchFollower %d, want 1 each", requestsPerSec(reg, "FetchConsumer"), requestsPerSec(reg, "FetchFollower"))
 	}
@@ -180,9 +182,9 @@ func TestRequestMetricsRecorded(t *testing.T) {
 	gone.Write(frame(18, 0, 1, "slow", nil))
 	time.Sleep(5 * time.Millisecond)
 	gone.Close()
-	waitFor(t, "CloseConnection and vanished-client requests counted", func() bool {
+	zktest.WaitUntilTrue(t, func() bool {
 		return requestsPerSec(reg, "ApiVersions") == 9 && requestsPerSec(reg, "Metadata") == 1
-	})
+	}, "CloseConnection and vanished-client requests counted", 10*time.Second)
 
 	if v, ok := reg.GaugeValue("kafka.network:type=RequestChannel,name=RequestQueueSize"); !ok || v != 0 {
 		t.Errorf("RequestQueueSize = %v %v", v, ok)

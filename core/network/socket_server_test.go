@@ -17,8 +17,10 @@ import (
 	"github.com/sirupsen/logrus"
 	"go.uber.org/goleak"
 
+	"github.com/zkafka/zkafka/clients/common"
 	"github.com/zkafka/zkafka/clients/protocol"
 	"github.com/zkafka/zkafka/core/server/config"
+	"github.com/zkafka/zkafka/zk/zktest"
 )
 
 // Kafka 0.10.2 test mirrored here: SocketServerTest (core/src/test/scala/unit/kafka/network):
@@ -55,7 +57,7 @@ type testServer struct {
 func startServer(t *testing.T, mutate func(*SocketServerConfig)) *testServer {
 	t.Helper()
 	cfg := SocketServerConfig{
-		Listeners:         []config.EndPoint{{Host: "127.0.0.1", Port: 0, ListenerName: "PLAINTEXT", SecurityProtocol: "PLAINTEXT"}},
+		Listeners:         []config.EndPoint{{Host: "127.0.0.1", Port: 0, ListenerName: "PLAINTEXT", SecurityProtocol: common.PLAINTEXT}},
 		NumNetworkThreads: 3, QueuedMaxRequests: 16, SocketRequestMaxBytes: 1 << 20,
 		MaxConnectionsPerIP: 1 << 30, ConnectionsMaxIdle: time.Minute,
 	}
@@ -287,7 +289,7 @@ func TestBadAndGoodClientsConcurrently(t *testing.T) {
 		t.Fatal(err)
 	}
 	loris.Close()
-	waitFor(t, "connections to drain", func() bool { return ts.ss.ConnectionCount() == 0 })
+	zktest.WaitUntilTrue(t, func() bool { return ts.ss.ConnectionCount() == 0 }, "connections to drain", 10*time.Second)
 }
 
 func TestIdleConnectionsAreReaped(t *testing.T) {
@@ -356,7 +358,7 @@ func TestMaxConnectionsPerIP(t *testing.T) {
 			expectClosed(t, extra, "connection over max.connections.per.ip")
 			conns[0].Close()
 			conns = conns[1:]
-			waitFor(t, "quota released", func() bool { return ts.ss.ConnectionCount() == tc.want-1 })
+			zktest.WaitUntilTrue(t, func() bool { return ts.ss.ConnectionCount() == tc.want-1 }, "quota released", 10*time.Second)
 			again, err := net.Dial("tcp", ts.addr)
 			if err != nil {
 				t.Fatal(err)
@@ -367,16 +369,5 @@ func TestMaxConnectionsPerIP(t *testing.T) {
 				t.Fatalf("connection after a slot freed up refused: %v", err)
 			}
 		})
-	}
-}
-
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -160,12 +160,12 @@ func (e *apisEnv) lead(t testing.TB, topic string, partitions int32, replicas []
 	t.Helper()
 	lr := &protocol.LeaderAndIsrRequest{ControllerID: 0, ControllerEpoch: 1}
 	ur := &protocol.UpdateMetadataRequest{Version: 3, ControllerID: 0, ControllerEpoch: 1,
-		LiveBrokers: []protocol.UpdateMetadataRequestLiveBrokers{{ID: 0, EndPoints: []protocol.UpdateMetadataRequestEndPoints{
+		LiveBrokers: []protocol.UpdateMetadataRequestLiveBroker{{ID: 0, EndPoints: []protocol.UpdateMetadataRequestLiveBrokerEndPoint{
 			{Port: 9092, Host: "h0", ListenerName: "PLAINTEXT"}}}}}
 	for p := int32(0); p < partitions; p++ {
-		lr.PartitionStates = append(lr.PartitionStates, protocol.LeaderAndIsrRequestPartitionStates{Topic: topic, Partition: p,
+		lr.PartitionStates = append(lr.PartitionStates, protocol.LeaderAndIsrRequestPartitionState{Topic: topic, Partition: p,
 			ControllerEpoch: 1, Leader: 0, LeaderEpoch: 0, Isr: isr, Replicas: replicas})
-		ur.PartitionStates = append(ur.PartitionStates, protocol.UpdateMetadataRequestPartitionStates{Topic: topic, Partition: p,
+		ur.PartitionStates = append(ur.PartitionStates, protocol.UpdateMetadataRequestPartitionState{Topic: topic, Partition: p,
 			ControllerEpoch: 1, Leader: 0, LeaderEpoch: 0, Isr: isr, Replicas: replicas})
 	}
 	e.handle(lr, "controller")

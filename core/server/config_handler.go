@@ -45,11 +45,11 @@ type QuotaOverride struct {
 	ConsumerByteRate *int64
 }
 
-// DynamicQuotas holds what the dynamic config handlers learned that the quota managers of a
-// later issue will enforce: client/user byte-rate overrides, this broker's replication
-// throttle rates and, per topic, the partitions whose replication is throttled on this broker.
-// It is what 0.10.2's QuotaManagers receive through updateQuota/markThrottled; here it is a
-// store the handlers write and the future ClientQuotaManager/ReplicationQuotaManager read.
+// DynamicQuotas holds what the dynamic config handlers learned: client/user byte-rate overrides,
+// this broker's replication throttle rates and, per topic, the partitions whose replication is
+// throttled on this broker. It is what 0.10.2's QuotaManagers receive through
+// updateQuota/markThrottled. zkafka does not enforce quotas or throttles yet
+// (docs/deviations.md, "Not built yet"); this is the store their managers will read.
 //
 // Kafka 0.10.2: the state behind kafka.server.QuotaManagers (ClientQuotaManager.updateQuota,
 // ReplicationQuotaManager.updateQuota/markThrottled/removeThrottle), without enforcement.

@@ -9,7 +9,7 @@ import (
 
 func fetchReq(replicaID int32, topic string, offset int64, minBytes, maxWait int32) *protocol.FetchRequest {
 	return &protocol.FetchRequest{Version: 3, ReplicaID: replicaID, MaxWaitTime: maxWait, MinBytes: minBytes, MaxBytes: 1 << 20,
-		Topics: []protocol.FetchRequestTopics{{Topic: topic, Partitions: []protocol.FetchRequestPartitions{{Partition: 0, FetchOffset: offset, MaxBytes: 1 << 20}}}}}
+		Topics: []protocol.FetchRequestTopic{{Topic: topic, Partitions: []protocol.FetchRequestTopicPartition{{Partition: 0, FetchOffset: offset, MaxBytes: 1 << 20}}}}}
 }
 
 // TestDelayedProduceCompletesWhenFollowerCatchesUp: acks=-1 waits until the follower in the ISR
@@ -116,11 +116,11 @@ func TestDelayedFetch(t *testing.T) {
 	}
 	// The new leader must be alive in the metadata cache for this broker to follow it.
 	e.handle(&protocol.UpdateMetadataRequest{Version: 3, ControllerID: 0, ControllerEpoch: 1,
-		LiveBrokers: []protocol.UpdateMetadataRequestLiveBrokers{
-			{ID: 0, EndPoints: []protocol.UpdateMetadataRequestEndPoints{{Port: 9092, Host: "h0", ListenerName: "PLAINTEXT"}}},
-			{ID: 1, EndPoints: []protocol.UpdateMetadataRequestEndPoints{{Port: 1, Host: "127.0.0.1", ListenerName: "PLAINTEXT"}}}}}, "c")
+		LiveBrokers: []protocol.UpdateMetadataRequestLiveBroker{
+			{ID: 0, EndPoints: []protocol.UpdateMetadataRequestLiveBrokerEndPoint{{Port: 9092, Host: "h0", ListenerName: "PLAINTEXT"}}},
+			{ID: 1, EndPoints: []protocol.UpdateMetadataRequestLiveBrokerEndPoint{{Port: 1, Host: "127.0.0.1", ListenerName: "PLAINTEXT"}}}}}, "c")
 	e.ch.take(t)
-	e.handle(&protocol.LeaderAndIsrRequest{ControllerID: 0, ControllerEpoch: 1, PartitionStates: []protocol.LeaderAndIsrRequestPartitionStates{
+	e.handle(&protocol.LeaderAndIsrRequest{ControllerID: 0, ControllerEpoch: 1, PartitionStates: []protocol.LeaderAndIsrRequestPartitionState{
 		{Topic: "t", Partition: 0, ControllerEpoch: 1, Leader: 1, LeaderEpoch: 1, Isr: []int32{1, 0}, Replicas: []int32{1, 0}}}}, "c")
 	var sawFetch bool
 	for i := 0; i < 2; i++ {
@@ -147,8 +147,8 @@ func TestFetchV3MaxBytesInOrder(t *testing.T) {
 	e.handle(produceReq("t", 1, map[int32]record.Records{0: recordSet(t, 10, record.NONE), 1: recordSet(t, 10, record.NONE)}), "p")
 	e.ch.take(t)
 	one := recordSet(t, 1, record.NONE).SizeInBytes()
-	req := &protocol.FetchRequest{Version: 3, ReplicaID: -1, MaxBytes: 10, Topics: []protocol.FetchRequestTopics{{Topic: "t",
-		Partitions: []protocol.FetchRequestPartitions{{Partition: 1, MaxBytes: 1 << 20}, {Partition: 0, MaxBytes: 1 << 20}}}}}
+	req := &protocol.FetchRequest{Version: 3, ReplicaID: -1, MaxBytes: 10, Topics: []protocol.FetchRequestTopic{{Topic: "t",
+		Partitions: []protocol.FetchRequestTopicPartition{{Partition: 1, MaxBytes: 1 << 20}, {Partition: 0, MaxBytes: 1 << 20}}}}}
 	e.handle(req, "c")
 	f := decode(t, e.ch.take(t), protocol.Fetch, 3).(*protocol.FetchResponse)
 	ps := f.Responses[0].PartitionResponses
@@ -159,8 +159,8 @@ func TestFetchV3MaxBytesInOrder(t *testing.T) {
 		t.Fatalf("sizes %d, %d; want %d, 0", ps[0].RecordSet.SizeInBytes(), ps[1].RecordSet.SizeInBytes(), one)
 	}
 	// v2: the per-partition limit is hard (a truncated first message is returned as is).
-	req2 := &protocol.FetchRequest{Version: 2, ReplicaID: -1, Topics: []protocol.FetchRequestTopics{{Topic: "t",
-		Partitions: []protocol.FetchRequestPartitions{{Partition: 0, MaxBytes: 10}}}}}
+	req2 := &protocol.FetchRequest{Version: 2, ReplicaID: -1, Topics: []protocol.FetchRequestTopic{{Topic: "t",
+		Partitions: []protocol.FetchRequestTopicPartition{{Partition: 0, MaxBytes: 10}}}}}
 	e.handle(req2, "c")
 	f = decode(t, e.ch.take(t), protocol.Fetch, 2).(*protocol.FetchResponse)
 	if n := f.Responses[0].PartitionResponses[0].RecordSet.SizeInBytes(); n != 10 {

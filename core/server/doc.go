@@ -4,7 +4,7 @@
 // wait in the purgatories for acks and bytes.
 //
 // Kafka 0.10.2: kafka.server (core/src/main/scala/kafka/server), minus the classes moved to the
-// leaves config, brokerstate, purgatory and fetcher and to core/log and core/cluster (layout.md
+// leaves config, brokerstate, purgatory and fetcher and to core/log and core/cluster (docs/design.md
 // B.4).
 //
 // Bookmap: 《Apache Kafka源码剖析》 §4.1 (KafkaServer), §4.2 (KafkaRequestHandler, KafkaApis),
@@ -17,7 +17,7 @@
 // connection without it, then the common paths); /cluster/id; LogManager (per-topic configs
 // from /config/topics, recovery unless .kafka_cleanshutdown); broker id (broker.id,
 // meta.properties, or /brokers/seqid); SocketServer; ReplicaManager; KafkaController (joins the
-// /controller election; [coordinator: the GroupCoordinator seam, issue 7]); KafkaApis and the
+// /controller election); GroupCoordinator (kafka_server_coordinator.go); KafkaApis and the
 // request handler pool; DynamicConfigManager; KafkaHealthcheck (/brokers/ids/<id>, v4 JSON,
 // bound port for port 0); meta.properties; RunningAsBroker.
 //
@@ -33,17 +33,22 @@
 // hands the named entity's whole stored config to the ConfigHandler of its type:
 // TopicConfigHandler rebuilds the LogConfig of the topic's live logs from the broker defaults
 // plus the overrides; the client, user and broker handlers record byte-rate and replication
-// throttle overrides in DynamicQuotas, for the quota managers of a later issue to enforce.
+// throttle overrides in DynamicQuotas (quotas are not enforced yet: docs/deviations.md).
 //
 // # Requests
 //
 // KafkaApis.Handle dispatches keys 0-20. A handler returns an error instead of throwing; Handle
 // turns it into GetErrorResponse (the error's code on every partition, topic or group, at the
 // request's version) or, for a produce with acks=0, closes the connection. A panic in a handler
-// is recovered the same way, so a request never takes the broker down. APIs of components that
-// do not exist yet answer as a 0.10.2 broker without them would: group APIs
-// GROUP_COORDINATOR_NOT_AVAILABLE, CreateTopics/DeleteTopics NOT_CONTROLLER, SaslHandshake on a plaintext listener ILLEGAL_SASL_STATE. OffsetCommit/OffsetFetch v0
-// are served from ZooKeeper, as in 0.10.2. ControlledShutdown goes to
+// is recovered the same way, so a request never takes the broker down. Each API has its own
+// handler, named as in KafkaApis.scala, in a file named after its group: kafka_apis_produce.go,
+// kafka_apis_fetch.go, kafka_apis_offsets.go (ListOffsets), kafka_apis_metadata.go,
+// kafka_apis_controller.go (LeaderAndIsr, StopReplica, UpdateMetadata, ControlledShutdown,
+// CreateTopics, DeleteTopics), kafka_apis_offset_commit.go, kafka_apis_offset_fetch.go,
+// kafka_apis_group.go (GroupCoordinator, JoinGroup, SyncGroup, Heartbeat, LeaveGroup,
+// DescribeGroups, ListGroups) and kafka_apis_handshake.go (SaslHandshake: ILLEGAL_SASL_STATE on a
+// plaintext listener; ApiVersions). OffsetCommit/OffsetFetch v0 are served from ZooKeeper, as in
+// 0.10.2. ControlledShutdown goes to
 // KafkaController.ShutdownBroker; a broker that is not the active controller answers
 // STALE_CONTROLLER_EPOCH (0.10.2's ControllerMovedException).
 //

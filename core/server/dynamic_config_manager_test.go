@@ -86,23 +86,13 @@ func TestDynamicConfigManagerAppliesChanges(t *testing.T) {
 		t.Fatalf("stored client quota not replayed: %+v %v", q, ok)
 	}
 
-	waitUntil := func(what string, cond func() bool) {
-		t.Helper()
-		deadline := time.Now().Add(10 * time.Second)
-		for !cond() {
-			if time.Now().After(deadline) {
-				t.Fatalf("timed out: %s", what)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
 	if _, err := z.ChangeEntityConfig(zkutils.ConfigTypeTopic, "t", map[string]string{"segment.bytes": "2048", "retention.ms": "1234",
 		log.FollowerReplicationThrottledReplicasProp: "0:0,1:5"}); err != nil {
 		t.Fatal(err)
 	}
-	waitUntil("topic config applied", func() bool {
+	zktest.WaitUntilTrue(t, func() bool {
 		return logs[0].Config().SegmentSize == 2048 && logs[1].Config().SegmentSize == 2048
-	})
+	}, "topic config applied", 10*time.Second)
 	if got := logs[0].Config().RetentionMs; got != 1234 {
 		t.Errorf("retention.ms %d, want 1234", got)
 	}
@@ -117,7 +107,7 @@ func TestDynamicConfigManagerAppliesChanges(t *testing.T) {
 	if _, err := z.ChangeEntityConfig(zkutils.ConfigTypeTopic, "t", map[string]string{}); err != nil {
 		t.Fatal(err)
 	}
-	waitUntil("topic override removed", func() bool { return logs[0].Config().SegmentSize == defaults.SegmentSize })
+	zktest.WaitUntilTrue(t, func() bool { return logs[0].Config().SegmentSize == defaults.SegmentSize }, "topic override removed", 10*time.Second)
 	if got := quotas.ThrottledPartitions("t", false); got != nil {
 		t.Errorf("throttle not removed: %v", got)
 	}
@@ -126,7 +116,7 @@ func TestDynamicConfigManagerAppliesChanges(t *testing.T) {
 	if _, err := z.ChangeEntityConfig(zkutils.ConfigTypeTopic, "other", map[string]string{"segment.bytes": "4096", "message.format.version": "99.0"}); err != nil {
 		t.Fatal(err)
 	}
-	waitUntil("other topic config applied", func() bool { return logs[2].Config().SegmentSize == 4096 })
+	zktest.WaitUntilTrue(t, func() bool { return logs[2].Config().SegmentSize == 4096 }, "other topic config applied", 10*time.Second)
 	if got := logs[2].Config().MessageFormatVersion; got != defaults.MessageFormatVersion {
 		t.Errorf("message.format.version became %q", got)
 	}
@@ -140,11 +130,11 @@ func TestDynamicConfigManagerAppliesChanges(t *testing.T) {
 	if _, err := z.ChangeEntityConfig(zkutils.ConfigTypeBroker, "9", map[string]string{LeaderReplicationThrottledRateProp: "1"}); err != nil {
 		t.Fatal(err)
 	}
-	waitUntil("user and broker quotas", func() bool {
+	zktest.WaitUntilTrue(t, func() bool {
 		q, ok := quotas.ClientQuota("alice", "app")
 		l, _ := quotas.ReplicationRates()
 		return ok && q.ConsumerByteRate != nil && *q.ConsumerByteRate == 77 && l == 5000 && m.LastExecutedChange() >= 6
-	})
+	}, "user and broker quotas", 10*time.Second)
 	if l, f := quotas.ReplicationRates(); l != 5000 || f != DefaultReplicationThrottledRate {
 		t.Errorf("replication rates %d/%d: another broker's change leaked in or the follower default is wrong", l, f)
 	}

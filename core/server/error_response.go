@@ -22,9 +22,9 @@ func GetErrorResponse(body protocol.Message, err error) protocol.Message {
 		}
 		resp := &protocol.ProduceResponse{Version: r.Version}
 		for _, t := range r.TopicData {
-			rt := protocol.ProduceResponseResponses{Topic: t.Topic}
+			rt := protocol.ProduceResponseTopic{Topic: t.Topic}
 			for _, d := range t.Data {
-				rt.PartitionResponses = append(rt.PartitionResponses, protocol.ProduceResponsePartitionResponses{
+				rt.PartitionResponses = append(rt.PartitionResponses, protocol.ProduceResponseTopicPartition{
 					Partition: d.Partition, ErrorCode: code, BaseOffset: -1, LogAppendTime: record.NoTimestamp})
 			}
 			resp.Responses = append(resp.Responses, rt)
@@ -33,10 +33,10 @@ func GetErrorResponse(body protocol.Message, err error) protocol.Message {
 	case *protocol.FetchRequest:
 		resp := &protocol.FetchResponse{Version: r.Version}
 		for _, t := range r.Topics {
-			rt := protocol.FetchResponseResponses{Topic: t.Topic}
+			rt := protocol.FetchResponseTopic{Topic: t.Topic}
 			for _, p := range t.Partitions {
-				rt.PartitionResponses = append(rt.PartitionResponses, protocol.FetchResponsePartitionResponses{
-					PartitionHeader: protocol.FetchResponsePartitionHeader{Partition: p.Partition, ErrorCode: code, HighWatermark: -1},
+				rt.PartitionResponses = append(rt.PartitionResponses, protocol.FetchResponseTopicPartition{
+					PartitionHeader: protocol.FetchResponseTopicPartitionHeader{Partition: p.Partition, ErrorCode: code, HighWatermark: -1},
 					RecordSet:       record.NewMemoryRecords(nil)})
 			}
 			resp.Responses = append(resp.Responses, rt)
@@ -45,44 +45,44 @@ func GetErrorResponse(body protocol.Message, err error) protocol.Message {
 	case *protocol.ListOffsetRequest:
 		resp := &protocol.ListOffsetResponse{Version: r.Version}
 		for _, t := range r.Topics {
-			rt := protocol.ListOffsetResponseResponses{Topic: t.Topic}
+			rt := protocol.ListOffsetResponseTopic{Topic: t.Topic}
 			for _, p := range t.Partitions {
-				rt.PartitionResponses = append(rt.PartitionResponses, protocol.ListOffsetResponsePartitionResponses{
+				rt.PartitionResponses = append(rt.PartitionResponses, protocol.ListOffsetResponseTopicPartition{
 					Partition: p.Partition, ErrorCode: code, Timestamp: -1, Offset: -1, Offsets: []int64{}})
 			}
 			resp.Responses = append(resp.Responses, rt)
 		}
 		return resp
 	case *protocol.MetadataRequest:
-		resp := &protocol.MetadataResponse{Version: r.Version, Brokers: []protocol.MetadataResponseBrokers{}, ControllerID: -1}
+		resp := &protocol.MetadataResponse{Version: r.Version, Brokers: []protocol.MetadataResponseBroker{}, ControllerID: -1}
 		for _, t := range r.Topics {
-			resp.TopicMetadata = append(resp.TopicMetadata, protocol.MetadataResponseTopicMetadata{TopicErrorCode: code, Topic: t,
-				PartitionMetadata: []protocol.MetadataResponsePartitionMetadata{}})
+			resp.TopicMetadata = append(resp.TopicMetadata, protocol.MetadataResponseTopic{TopicErrorCode: code, Topic: t,
+				PartitionMetadata: []protocol.MetadataResponseTopicPartition{}})
 		}
 		return resp
 	case *protocol.LeaderAndIsrRequest:
 		resp := &protocol.LeaderAndIsrResponse{Version: r.Version, ErrorCode: code}
 		for _, s := range r.PartitionStates {
-			resp.Partitions = append(resp.Partitions, protocol.LeaderAndIsrResponsePartitions{Topic: s.Topic, Partition: s.Partition, ErrorCode: code})
+			resp.Partitions = append(resp.Partitions, protocol.LeaderAndIsrResponsePartition{Topic: s.Topic, Partition: s.Partition, ErrorCode: code})
 		}
 		return resp
 	case *protocol.StopReplicaRequest:
 		resp := &protocol.StopReplicaResponse{Version: r.Version, ErrorCode: code}
 		for _, p := range r.Partitions {
-			resp.Partitions = append(resp.Partitions, protocol.StopReplicaResponsePartitions{Topic: p.Topic, Partition: p.Partition, ErrorCode: code})
+			resp.Partitions = append(resp.Partitions, protocol.StopReplicaResponsePartition{Topic: p.Topic, Partition: p.Partition, ErrorCode: code})
 		}
 		return resp
 	case *protocol.UpdateMetadataRequest:
 		return &protocol.UpdateMetadataResponse{Version: r.Version, ErrorCode: code}
 	case *protocol.ControlledShutdownRequest:
 		return &protocol.ControlledShutdownResponse{Version: r.Version, ErrorCode: code,
-			PartitionsRemaining: []protocol.ControlledShutdownResponsePartitionsRemaining{}}
+			PartitionsRemaining: []protocol.ControlledShutdownResponsePartition{}}
 	case *protocol.OffsetCommitRequest:
 		resp := &protocol.OffsetCommitResponse{Version: r.Version}
 		for _, t := range r.Topics {
-			rt := protocol.OffsetCommitResponseResponses{Topic: t.Topic}
+			rt := protocol.OffsetCommitResponseTopic{Topic: t.Topic}
 			for _, p := range t.Partitions {
-				rt.PartitionResponses = append(rt.PartitionResponses, protocol.OffsetCommitResponsePartitionResponses{Partition: p.Partition, ErrorCode: code})
+				rt.PartitionResponses = append(rt.PartitionResponses, protocol.OffsetCommitResponseTopicPartition{Partition: p.Partition, ErrorCode: code})
 			}
 			resp.Responses = append(resp.Responses, rt)
 		}
@@ -93,9 +93,9 @@ func GetErrorResponse(body protocol.Message, err error) protocol.Message {
 			resp.ErrorCode = code
 		}
 		for _, t := range r.Topics {
-			rt := protocol.OffsetFetchResponseResponses{Topic: t.Topic}
+			rt := protocol.OffsetFetchResponseTopic{Topic: t.Topic}
 			for _, p := range t.Partitions {
-				rt.PartitionResponses = append(rt.PartitionResponses, protocol.OffsetFetchResponsePartitionResponses{
+				rt.PartitionResponses = append(rt.PartitionResponses, protocol.OffsetFetchResponseTopicPartition{
 					Partition: p.Partition, Offset: -1, Metadata: &empty, ErrorCode: code})
 			}
 			resp.Responses = append(resp.Responses, rt)
@@ -106,7 +106,7 @@ func GetErrorResponse(body protocol.Message, err error) protocol.Message {
 			Coordinator: protocol.GroupCoordinatorResponseCoordinator{NodeID: -1, Host: "", Port: -1}}
 	case *protocol.JoinGroupRequest:
 		return &protocol.JoinGroupResponse{Version: r.Version, ErrorCode: code, GenerationID: -1,
-			Members: []protocol.JoinGroupResponseMembers{}}
+			Members: []protocol.JoinGroupResponseMember{}}
 	case *protocol.HeartbeatRequest:
 		return &protocol.HeartbeatResponse{Version: r.Version, ErrorCode: code}
 	case *protocol.LeaveGroupRequest:
@@ -114,28 +114,28 @@ func GetErrorResponse(body protocol.Message, err error) protocol.Message {
 	case *protocol.SyncGroupRequest:
 		return &protocol.SyncGroupResponse{Version: r.Version, ErrorCode: code, MemberAssignment: []byte{}}
 	case *protocol.DescribeGroupsRequest:
-		resp := &protocol.DescribeGroupsResponse{Version: r.Version, Groups: []protocol.DescribeGroupsResponseGroups{}}
+		resp := &protocol.DescribeGroupsResponse{Version: r.Version, Groups: []protocol.DescribeGroupsResponseGroup{}}
 		for _, g := range r.GroupIds {
-			resp.Groups = append(resp.Groups, protocol.DescribeGroupsResponseGroups{ErrorCode: code, GroupID: g,
-				Members: []protocol.DescribeGroupsResponseMembers{}})
+			resp.Groups = append(resp.Groups, protocol.DescribeGroupsResponseGroup{ErrorCode: code, GroupID: g,
+				Members: []protocol.DescribeGroupsResponseGroupMember{}})
 		}
 		return resp
 	case *protocol.ListGroupsRequest:
-		return &protocol.ListGroupsResponse{Version: r.Version, ErrorCode: code, Groups: []protocol.ListGroupsResponseGroups{}}
+		return &protocol.ListGroupsResponse{Version: r.Version, ErrorCode: code, Groups: []protocol.ListGroupsResponseGroup{}}
 	case *protocol.SaslHandshakeRequest:
 		return &protocol.SaslHandshakeResponse{Version: r.Version, ErrorCode: code, EnabledMechanisms: []string{}}
 	case *protocol.ApiVersionsRequest:
-		return &protocol.ApiVersionsResponse{Version: 0, ErrorCode: code, ApiVersions: []protocol.ApiVersionsResponseApiVersions{}}
+		return &protocol.ApiVersionsResponse{Version: 0, ErrorCode: code, ApiVersions: []protocol.ApiVersionsResponseApiKey{}}
 	case *protocol.CreateTopicsRequest:
-		resp := &protocol.CreateTopicsResponse{Version: r.Version, TopicErrors: []protocol.CreateTopicsResponseTopicErrors{}}
+		resp := &protocol.CreateTopicsResponse{Version: r.Version, TopicErrors: []protocol.CreateTopicsResponseTopic{}}
 		for _, t := range r.CreateTopicRequests {
-			resp.TopicErrors = append(resp.TopicErrors, protocol.CreateTopicsResponseTopicErrors{Topic: t.Topic, ErrorCode: code})
+			resp.TopicErrors = append(resp.TopicErrors, protocol.CreateTopicsResponseTopic{Topic: t.Topic, ErrorCode: code})
 		}
 		return resp
 	case *protocol.DeleteTopicsRequest:
-		resp := &protocol.DeleteTopicsResponse{Version: r.Version, TopicErrorCodes: []protocol.DeleteTopicsResponseTopicErrorCodes{}}
+		resp := &protocol.DeleteTopicsResponse{Version: r.Version, TopicErrorCodes: []protocol.DeleteTopicsResponseTopic{}}
 		for _, t := range r.Topics {
-			resp.TopicErrorCodes = append(resp.TopicErrorCodes, protocol.DeleteTopicsResponseTopicErrorCodes{Topic: t, ErrorCode: code})
+			resp.TopicErrorCodes = append(resp.TopicErrorCodes, protocol.DeleteTopicsResponseTopic{Topic: t, ErrorCode: code})
 		}
 		return resp
 	}

@@ -43,10 +43,10 @@ func TestCoordinatorFailover(t *testing.T) {
 		addrs[i] = fmt.Sprintf("127.0.0.1:%d", s.BoundPort("PLAINTEXT"))
 	}
 	ctl := dialRaw(t, servers[0].BoundPort("PLAINTEXT"))
-	waitUntil(t, 30*time.Second, "three live brokers", func() bool {
+	zktest.WaitUntilTrue(t, func() bool {
 		r := ctl.roundTrip(t, &protocol.MetadataRequest{Version: 0, Topics: []string{}}).(*protocol.MetadataResponse)
 		return len(r.Brokers) == 3
-	})
+	}, "three live brokers", 30*time.Second)
 	ctl.roundTrip(t, &protocol.GroupCoordinatorRequest{GroupID: "fg"}) // creates __consumer_offsets (RF 3)
 	const topic = "fo"
 	if err := admin.NewAdminUtils(servers[0].ZkUtils(), nil, nil).CreateTopic(topic, 12, 3, nil, admin.RackAwareEnforced); err != nil {
@@ -61,7 +61,7 @@ func TestCoordinatorFailover(t *testing.T) {
 		}
 		return r.Coordinator.NodeID
 	}
-	waitUntil(t, 30*time.Second, "a coordinator", func() bool { return coordinatorOf(ctl) >= 0 })
+	zktest.WaitUntilTrue(t, func() bool { return coordinatorOf(ctl) >= 0 }, "a coordinator", 30*time.Second)
 	first := coordinatorOf(ctl)
 
 	cfg := sarama.NewConfig()
@@ -113,11 +113,11 @@ func TestCoordinatorFailover(t *testing.T) {
 			}
 		}()
 	}
-	waitUntil(t, 60*time.Second, "first half consumed", func() bool { return h.distinct() == n/2 })
+	zktest.WaitUntilTrue(t, func() bool { return h.distinct() == n/2 }, "first half consumed", 60*time.Second)
 	time.Sleep(500 * time.Millisecond) // let an auto-commit go out
 
 	servers[first].Shutdown() // the coordinator goes away
-	waitUntil(t, 60*time.Second, "a new coordinator", func() bool {
+	zktest.WaitUntilTrue(t, func() bool {
 		for i, s := range servers {
 			if int32(i) == first || s == nil {
 				continue
@@ -129,9 +129,9 @@ func TestCoordinatorFailover(t *testing.T) {
 			}
 		}
 		return false
-	})
+	}, "a new coordinator", 60*time.Second)
 	send(n/2, n)
-	waitUntil(t, 90*time.Second, "everything consumed after the failover", func() bool { return h.distinct() == n })
+	zktest.WaitUntilTrue(t, func() bool { return h.distinct() == n }, "everything consumed after the failover", 90*time.Second)
 	h.mu.Lock()
 	dups := 0
 	for _, c := range h.seen {

@@ -86,10 +86,10 @@ func TestConsumerGroupsOnOneBroker(t *testing.T) {
 	}
 	// This broker's controller makes it the leader of everything.
 	waitForLeaders(t, ctl, topic, 12)
-	waitUntil(t, 30*time.Second, "the coordinator lookup", func() bool {
+	zktest.WaitUntilTrue(t, func() bool {
 		r := ctl.roundTrip(t, &protocol.GroupCoordinatorRequest{GroupID: "g"}).(*protocol.GroupCoordinatorResponse)
 		return r.ErrorCode == 0 && r.Coordinator.Port == port
-	})
+	}, "the coordinator lookup", 30*time.Second)
 
 	checkZkAndKafkaOffsets(t, srv, ctl, topic)
 
@@ -140,7 +140,7 @@ func TestConsumerGroupsOnOneBroker(t *testing.T) {
 			}
 		}()
 	}
-	waitUntil(t, 30*time.Second, "3 members splitting 12 partitions", func() bool {
+	zktest.WaitUntilTrue(t, func() bool {
 		code, summary := srv.Coordinator.HandleDescribeGroup("g")
 		if code != 0 || summary.State != "Stable" || len(summary.Members) != 3 {
 			return false
@@ -154,24 +154,24 @@ func TestConsumerGroupsOnOneBroker(t *testing.T) {
 			total += len(a.Partitions)
 		}
 		return total == 12
-	})
-	waitUntil(t, 30*time.Second, "first half consumed", func() bool { return h.distinct() == n/2 })
+	}, "3 members splitting 12 partitions", 30*time.Second)
+	zktest.WaitUntilTrue(t, func() bool { return h.distinct() == n/2 }, "first half consumed", 30*time.Second)
 
 	// One member leaves: the other two take its partitions.
 	cancels[2]()
 	_ = groups[2].Close()
-	waitUntil(t, 30*time.Second, "2 members splitting 12 partitions", func() bool {
+	zktest.WaitUntilTrue(t, func() bool {
 		code, summary := srv.Coordinator.HandleDescribeGroup("g")
 		return code == 0 && summary.State == "Stable" && len(summary.Members) == 2
-	})
+	}, "2 members splitting 12 partitions", 30*time.Second)
 	for i := n / 2; i < n; i++ {
 		if _, _, err := prod.SendMessage(&sarama.ProducerMessage{Topic: topic, Value: sarama.StringEncoder(fmt.Sprint(i))}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	waitUntil(t, 30*time.Second, "everything consumed", func() bool { return h.distinct() == n })
+	zktest.WaitUntilTrue(t, func() bool { return h.distinct() == n }, "everything consumed", 30*time.Second)
 	// Committed offsets reach the log end of every partition (auto-commit every 100 ms).
-	waitUntil(t, 10*time.Second, "offsets committed up to the log end", func() bool {
+	zktest.WaitUntilTrue(t, func() bool {
 		code, offsets := srv.Coordinator.HandleFetchOffsets("g", nil)
 		if code != 0 || len(offsets) != 12 {
 			return false
@@ -181,7 +181,7 @@ func TestConsumerGroupsOnOneBroker(t *testing.T) {
 			sum += o.Offset
 		}
 		return sum == n
-	})
+	}, "offsets committed up to the log end", 10*time.Second)
 	cancel()
 	for _, g := range groups[:2] {
 		_ = g.Close()
@@ -199,7 +199,7 @@ func TestConsumerGroupsOnOneBroker(t *testing.T) {
 	defer srv2.Shutdown()
 	port2 := srv2.BoundPort("PLAINTEXT")
 	ctl2 := dialRaw(t, port2)
-	waitUntil(t, 10*time.Second, "offsets reloaded", func() bool {
+	zktest.WaitUntilTrue(t, func() bool {
 		req := &protocol.OffsetFetchRequest{Version: 2, GroupID: "g"}
 		r := ctl2.roundTrip(t, req).(*protocol.OffsetFetchResponse)
 		if r.ErrorCode != 0 {
@@ -214,18 +214,7 @@ func TestConsumerGroupsOnOneBroker(t *testing.T) {
 			}
 		}
 		return count == 12 && sum == n
-	})
-}
-
-func waitUntil(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	}, "offsets reloaded", 10*time.Second)
 }
 
 // checkZkAndKafkaOffsets: OffsetCommit/OffsetFetch v0 use ZooKeeper (/consumers/<group>/offsets),
@@ -234,12 +223,12 @@ func checkZkAndKafkaOffsets(t *testing.T, srv *KafkaServer, c *rawClient, topic 
 	t.Helper()
 	commit := func(version int16, offset int64) int16 {
 		req := &protocol.OffsetCommitRequest{Version: version, GroupID: "zkg", GroupGenerationID: -1, RetentionTime: -1,
-			Topics: []protocol.OffsetCommitRequestTopics{{Topic: topic, Partitions: []protocol.OffsetCommitRequestPartitions{{Partition: 0, Offset: offset, Timestamp: -1}}}}}
+			Topics: []protocol.OffsetCommitRequestTopic{{Topic: topic, Partitions: []protocol.OffsetCommitRequestTopicPartition{{Partition: 0, Offset: offset, Timestamp: -1}}}}}
 		return c.roundTrip(t, req).(*protocol.OffsetCommitResponse).Responses[0].PartitionResponses[0].ErrorCode
 	}
 	fetch := func(version int16) int64 {
-		req := &protocol.OffsetFetchRequest{Version: version, GroupID: "zkg", Topics: []protocol.OffsetFetchRequestTopics{{Topic: topic,
-			Partitions: []protocol.OffsetFetchRequestPartitions{{Partition: 0}}}}}
+		req := &protocol.OffsetFetchRequest{Version: version, GroupID: "zkg", Topics: []protocol.OffsetFetchRequestTopic{{Topic: topic,
+			Partitions: []protocol.OffsetFetchRequestTopicPartition{{Partition: 0}}}}}
 		return c.roundTrip(t, req).(*protocol.OffsetFetchResponse).Responses[0].PartitionResponses[0].Offset
 	}
 	if code := commit(0, 42); code != 0 {
@@ -248,7 +237,7 @@ func checkZkAndKafkaOffsets(t *testing.T, srv *KafkaServer, c *rawClient, topic 
 	if data, _, err := srv.ZkUtils().ReadData("/consumers/zkg/offsets/" + topic + "/0"); err != nil || string(data) != "42" {
 		t.Fatalf("ZooKeeper offset %q %v", data, err)
 	}
-	waitUntil(t, 10*time.Second, "the coordinator to own zkg's partition", func() bool { return commit(1, 7) == 0 })
+	zktest.WaitUntilTrue(t, func() bool { return commit(1, 7) == 0 }, "the coordinator to own zkg's partition", 10*time.Second)
 	if v0, v1, v2 := fetch(0), fetch(1), fetch(2); v0 != 42 || v1 != 7 || v2 != 7 {
 		t.Fatalf("fetch v0 %d (want 42), v1 %d, v2 %d (want 7)", v0, v1, v2)
 	}
@@ -257,7 +246,7 @@ func checkZkAndKafkaOffsets(t *testing.T, srv *KafkaServer, c *rawClient, topic 
 // waitForLeaders waits until the broker's metadata shows a leader for every partition of topic.
 func waitForLeaders(t *testing.T, c *rawClient, topic string, partitions int) {
 	t.Helper()
-	waitUntil(t, 30*time.Second, "leaders of "+topic, func() bool {
+	zktest.WaitUntilTrue(t, func() bool {
 		r := c.roundTrip(t, &protocol.MetadataRequest{Version: 0, Topics: []string{topic}}).(*protocol.MetadataResponse)
 		if len(r.TopicMetadata) != 1 || r.TopicMetadata[0].TopicErrorCode != 0 || len(r.TopicMetadata[0].PartitionMetadata) != partitions {
 			return false
@@ -268,5 +257,5 @@ func waitForLeaders(t *testing.T, c *rawClient, topic string, partitions int) {
 			}
 		}
 		return true
-	})
+	}, "leaders of "+topic, 30*time.Second)
 }

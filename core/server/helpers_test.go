@@ -144,14 +144,14 @@ func (c *rawClient) readFrame() ([]byte, error) {
 func becomeLeader(t testing.TB, c *rawClient, brokerID, port int32, topic string, partitions int32, controllerEpoch, leaderEpoch int32) {
 	t.Helper()
 	lr := &protocol.LeaderAndIsrRequest{Version: 0, ControllerID: brokerID, ControllerEpoch: controllerEpoch,
-		LiveLeaders: []protocol.LeaderAndIsrRequestLiveLeaders{{ID: brokerID, Host: "127.0.0.1", Port: port}}}
+		LiveLeaders: []protocol.LeaderAndIsrRequestLiveLeader{{ID: brokerID, Host: "127.0.0.1", Port: port}}}
 	ur := &protocol.UpdateMetadataRequest{Version: 3, ControllerID: brokerID, ControllerEpoch: controllerEpoch,
-		LiveBrokers: []protocol.UpdateMetadataRequestLiveBrokers{{ID: brokerID, EndPoints: []protocol.UpdateMetadataRequestEndPoints{
+		LiveBrokers: []protocol.UpdateMetadataRequestLiveBroker{{ID: brokerID, EndPoints: []protocol.UpdateMetadataRequestLiveBrokerEndPoint{
 			{Port: port, Host: "127.0.0.1", ListenerName: "PLAINTEXT", SecurityProtocolType: 0}}}}}
 	for p := int32(0); p < partitions; p++ {
-		lr.PartitionStates = append(lr.PartitionStates, protocol.LeaderAndIsrRequestPartitionStates{Topic: topic, Partition: p,
+		lr.PartitionStates = append(lr.PartitionStates, protocol.LeaderAndIsrRequestPartitionState{Topic: topic, Partition: p,
 			ControllerEpoch: controllerEpoch, Leader: brokerID, LeaderEpoch: leaderEpoch, Isr: []int32{brokerID}, ZkVersion: 0, Replicas: []int32{brokerID}})
-		ur.PartitionStates = append(ur.PartitionStates, protocol.UpdateMetadataRequestPartitionStates{Topic: topic, Partition: p,
+		ur.PartitionStates = append(ur.PartitionStates, protocol.UpdateMetadataRequestPartitionState{Topic: topic, Partition: p,
 			ControllerEpoch: controllerEpoch, Leader: brokerID, LeaderEpoch: leaderEpoch, Isr: []int32{brokerID}, ZkVersion: 0, Replicas: []int32{brokerID}})
 	}
 	lresp := c.roundTrip(t, lr).(*protocol.LeaderAndIsrResponse)

@@ -12,7 +12,7 @@ import (
 	"github.com/zkafka/zkafka/zk/zkutils"
 )
 
-// Controller is what KafkaApis needs from the controller (issue 6). A nil Controller is a broker
+// Controller is what KafkaApis needs from the controller. A nil Controller is a broker
 // that is never the controller: CreateTopics and DeleteTopics answer NOT_CONTROLLER and
 // ControlledShutdown fails with NOT_CONTROLLER, as a 0.10.2 broker that is not the active
 // controller answers.
@@ -56,8 +56,8 @@ type KafkaApisConfig struct {
 	BrokerID       int32
 	Config         *config.KafkaConfig
 	MetadataCache  *MetadataCache
-	Controller     Controller       // nil until the controller issue
-	Coordinator    GroupCoordinator // nil until the coordinator issue
+	Controller     Controller       // nil: a broker that is never the controller
+	Coordinator    GroupCoordinator // nil: group APIs answer GROUP_COORDINATOR_NOT_AVAILABLE
 	ClusterID      string
 	Logger         *logrus.Entry
 	RequestLogger  *logrus.Entry // kafka.request.logger
@@ -114,9 +114,18 @@ func (a *KafkaApis) Handle(req *network.Request) {
 		err = a.handleOffsetFetchRequest(req)
 	case protocol.GroupCoordinator:
 		err = a.handleGroupCoordinatorRequest(req)
-	case protocol.JoinGroup, protocol.Heartbeat, protocol.LeaveGroup, protocol.SyncGroup,
-		protocol.DescribeGroups, protocol.ListGroups:
-		err = a.handleGroupRequest(req)
+	case protocol.JoinGroup:
+		err = a.handleJoinGroupRequest(req)
+	case protocol.Heartbeat:
+		err = a.handleHeartbeatRequest(req)
+	case protocol.LeaveGroup:
+		err = a.handleLeaveGroupRequest(req)
+	case protocol.SyncGroup:
+		err = a.handleSyncGroupRequest(req)
+	case protocol.DescribeGroups:
+		err = a.handleDescribeGroupRequest(req)
+	case protocol.ListGroups:
+		err = a.handleListGroupsRequest(req)
 	case protocol.SaslHandshake:
 		err = a.handleSaslHandshakeRequest(req)
 	case protocol.ApiVersions:

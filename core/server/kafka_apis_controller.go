@@ -23,7 +23,7 @@ func (a *KafkaApis) handleLeaderAndIsrRequest(req *network.Request) error {
 	for _, s := range lr.PartitionStates {
 		tp := common.TopicPartition{Topic: s.Topic, Partition: s.Partition}
 		if code, ok := result.ResponseMap[tp]; ok {
-			resp.Partitions = append(resp.Partitions, protocol.LeaderAndIsrResponsePartitions{Topic: s.Topic, Partition: s.Partition, ErrorCode: code})
+			resp.Partitions = append(resp.Partitions, protocol.LeaderAndIsrResponsePartition{Topic: s.Topic, Partition: s.Partition, ErrorCode: code})
 		}
 	}
 	a.sendResponse(req, resp)
@@ -41,7 +41,7 @@ func (a *KafkaApis) handleStopReplicaRequest(req *network.Request) error {
 	for _, p := range sr.Partitions {
 		tp := common.TopicPartition{Topic: p.Topic, Partition: p.Partition}
 		if c, ok := result[tp]; ok {
-			resp.Partitions = append(resp.Partitions, protocol.StopReplicaResponsePartitions{Topic: p.Topic, Partition: p.Partition, ErrorCode: c})
+			resp.Partitions = append(resp.Partitions, protocol.StopReplicaResponsePartition{Topic: p.Topic, Partition: p.Partition, ErrorCode: c})
 		}
 	}
 	a.sendResponse(req, resp)
@@ -80,9 +80,9 @@ func (a *KafkaApis) handleControlledShutdownRequest(req *network.Request) error 
 	if err != nil {
 		return err
 	}
-	resp := &protocol.ControlledShutdownResponse{Version: cr.Version, PartitionsRemaining: []protocol.ControlledShutdownResponsePartitionsRemaining{}}
+	resp := &protocol.ControlledShutdownResponse{Version: cr.Version, PartitionsRemaining: []protocol.ControlledShutdownResponsePartition{}}
 	for _, tp := range remaining {
-		resp.PartitionsRemaining = append(resp.PartitionsRemaining, protocol.ControlledShutdownResponsePartitionsRemaining{Topic: tp.Topic, Partition: tp.Partition})
+		resp.PartitionsRemaining = append(resp.PartitionsRemaining, protocol.ControlledShutdownResponsePartition{Topic: tp.Topic, Partition: tp.Partition})
 	}
 	a.sendResponse(req, resp)
 	return nil
@@ -95,9 +95,9 @@ func (a *KafkaApis) handleCreateTopicsRequest(req *network.Request) error {
 	if !ok {
 		return fmt.Errorf("%w: unexpected body %T", protocol.ErrInvalidRequest, req.Body)
 	}
-	resp := &protocol.CreateTopicsResponse{Version: cr.Version, TopicErrors: []protocol.CreateTopicsResponseTopicErrors{}}
+	resp := &protocol.CreateTopicsResponse{Version: cr.Version, TopicErrors: []protocol.CreateTopicsResponseTopic{}}
 	for _, t := range cr.CreateTopicRequests {
-		resp.TopicErrors = append(resp.TopicErrors, protocol.CreateTopicsResponseTopicErrors{Topic: t.Topic, ErrorCode: protocol.ErrNotController.Code})
+		resp.TopicErrors = append(resp.TopicErrors, protocol.CreateTopicsResponseTopic{Topic: t.Topic, ErrorCode: protocol.ErrNotController.Code})
 	}
 	a.sendResponse(req, resp)
 	return nil
@@ -110,9 +110,9 @@ func (a *KafkaApis) handleDeleteTopicsRequest(req *network.Request) error {
 	if !ok {
 		return fmt.Errorf("%w: unexpected body %T", protocol.ErrInvalidRequest, req.Body)
 	}
-	resp := &protocol.DeleteTopicsResponse{Version: dr.Version, TopicErrorCodes: []protocol.DeleteTopicsResponseTopicErrorCodes{}}
+	resp := &protocol.DeleteTopicsResponse{Version: dr.Version, TopicErrorCodes: []protocol.DeleteTopicsResponseTopic{}}
 	for _, t := range dr.Topics {
-		resp.TopicErrorCodes = append(resp.TopicErrorCodes, protocol.DeleteTopicsResponseTopicErrorCodes{Topic: t, ErrorCode: protocol.ErrNotController.Code})
+		resp.TopicErrorCodes = append(resp.TopicErrorCodes, protocol.DeleteTopicsResponseTopic{Topic: t, ErrorCode: protocol.ErrNotController.Code})
 	}
 	a.sendResponse(req, resp)
 	return nil

@@ -70,8 +70,8 @@ func (a *KafkaApis) handleFetchRequest(req *network.Request) error {
 		merged = append(merged, unknown...)
 		resp := &protocol.FetchResponse{Version: version}
 		for _, d := range merged {
-			ph := protocol.FetchResponsePartitionHeader{Partition: d.TopicPartition.Partition, ErrorCode: protocol.CodeOf(d.Err), HighWatermark: d.HW}
-			entry := protocol.FetchResponsePartitionResponses{PartitionHeader: ph, RecordSet: d.Records}
+			ph := protocol.FetchResponseTopicPartitionHeader{Partition: d.TopicPartition.Partition, ErrorCode: protocol.CodeOf(d.Err), HighWatermark: d.HW}
+			entry := protocol.FetchResponseTopicPartition{PartitionHeader: ph, RecordSet: d.Records}
 			if entry.RecordSet == nil {
 				entry.RecordSet = record.NewMemoryRecords(nil)
 			}
@@ -79,8 +79,8 @@ func (a *KafkaApis) handleFetchRequest(req *network.Request) error {
 			if n > 0 && resp.Responses[n-1].Topic == d.TopicPartition.Topic {
 				resp.Responses[n-1].PartitionResponses = append(resp.Responses[n-1].PartitionResponses, entry)
 			} else {
-				resp.Responses = append(resp.Responses, protocol.FetchResponseResponses{Topic: d.TopicPartition.Topic,
-					PartitionResponses: []protocol.FetchResponsePartitionResponses{entry}})
+				resp.Responses = append(resp.Responses, protocol.FetchResponseTopic{Topic: d.TopicPartition.Topic,
+					PartitionResponses: []protocol.FetchResponseTopicPartition{entry}})
 			}
 		}
 		a.requestLogger.Debugf("Completed request:%s from connection %s", describe(req), req.ConnectionID)

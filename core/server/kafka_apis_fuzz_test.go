@@ -23,10 +23,10 @@ func FuzzKafkaApisHandle(f *testing.F) {
 		}
 	}
 	f.Add(int16(protocol.Produce), int16(2), produceReq("t", 1, map[int32]record.Records{0: record.NewMemoryRecords([]byte{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 30, 1, 2})}).AppendTo(nil))
-	f.Add(int16(protocol.ListOffsets), int16(0), (&protocol.ListOffsetRequest{Topics: []protocol.ListOffsetRequestTopics{{Topic: "t",
-		Partitions: []protocol.ListOffsetRequestPartitions{{Partition: 0, Timestamp: -1, MaxNumOffsets: -5}}}}}).AppendTo(nil))
-	f.Add(int16(protocol.Fetch), int16(3), (&protocol.FetchRequest{Version: 3, ReplicaID: -1, MaxBytes: -1, Topics: []protocol.FetchRequestTopics{{Topic: "t",
-		Partitions: []protocol.FetchRequestPartitions{{Partition: 0, FetchOffset: -7, MaxBytes: -3}}}}}).AppendTo(nil))
+	f.Add(int16(protocol.ListOffsets), int16(0), (&protocol.ListOffsetRequest{Topics: []protocol.ListOffsetRequestTopic{{Topic: "t",
+		Partitions: []protocol.ListOffsetRequestTopicPartition{{Partition: 0, Timestamp: -1, MaxNumOffsets: -5}}}}}).AppendTo(nil))
+	f.Add(int16(protocol.Fetch), int16(3), (&protocol.FetchRequest{Version: 3, ReplicaID: -1, MaxBytes: -1, Topics: []protocol.FetchRequestTopic{{Topic: "t",
+		Partitions: []protocol.FetchRequestTopicPartition{{Partition: 0, FetchOffset: -7, MaxBytes: -3}}}}}).AppendTo(nil))
 	e := newApisEnv(f, nil)
 	e.lead(f, "t", 2, []int32{0})
 	hook := &captureHook{}

@@ -32,7 +32,7 @@ func (a *KafkaApis) handleTopicMetadataRequest(req *network.Request) error {
 		}
 	}
 	errorUnavailableEndpoints := version == 0
-	var topicMetadata []protocol.MetadataResponseTopicMetadata
+	var topicMetadata []protocol.MetadataResponseTopic
 	if len(topics) > 0 {
 		topicMetadata = a.getTopicMetadata(topics, req.ListenerName, errorUnavailableEndpoints)
 	}
@@ -49,7 +49,7 @@ func (a *KafkaApis) handleTopicMetadataRequest(req *network.Request) error {
 // getTopicMetadata answers the cached topics and decides about the others: __consumer_offsets
 // and (with auto.create.topics.enable) any valid name are created in ZooKeeper and answered
 // LEADER_NOT_AVAILABLE; otherwise UNKNOWN_TOPIC_OR_PARTITION.
-func (a *KafkaApis) getTopicMetadata(topics []string, listenerName string, errorUnavailableEndpoints bool) []protocol.MetadataResponseTopicMetadata {
+func (a *KafkaApis) getTopicMetadata(topics []string, listenerName string, errorUnavailableEndpoints bool) []protocol.MetadataResponseTopic {
 	known := a.metadataCache.GetTopicMetadata(topics, listenerName, errorUnavailableEndpoints)
 	if len(known) == len(topics) {
 		return known
@@ -72,16 +72,16 @@ func (a *KafkaApis) getTopicMetadata(topics []string, listenerName string, error
 		case a.config.AutoCreateTopicsEnable:
 			known = append(known, a.createTopic(t, a.config.NumPartitions, a.config.DefaultReplicationFactor, nil))
 		default:
-			known = append(known, protocol.MetadataResponseTopicMetadata{TopicErrorCode: protocol.ErrUnknownTopicOrPartition.Code,
-				Topic: t, IsInternal: IsInternalTopic(t), PartitionMetadata: []protocol.MetadataResponsePartitionMetadata{}})
+			known = append(known, protocol.MetadataResponseTopic{TopicErrorCode: protocol.ErrUnknownTopicOrPartition.Code,
+				Topic: t, IsInternal: IsInternalTopic(t), PartitionMetadata: []protocol.MetadataResponseTopicPartition{}})
 		}
 	}
 	return known
 }
 
-func (a *KafkaApis) createTopic(topic string, numPartitions, replicationFactor int32, configs map[string]string) protocol.MetadataResponseTopicMetadata {
-	md := protocol.MetadataResponseTopicMetadata{TopicErrorCode: protocol.ErrLeaderNotAvailable.Code, Topic: topic,
-		IsInternal: IsInternalTopic(topic), PartitionMetadata: []protocol.MetadataResponsePartitionMetadata{}}
+func (a *KafkaApis) createTopic(topic string, numPartitions, replicationFactor int32, configs map[string]string) protocol.MetadataResponseTopic {
+	md := protocol.MetadataResponseTopic{TopicErrorCode: protocol.ErrLeaderNotAvailable.Code, Topic: topic,
+		IsInternal: IsInternalTopic(topic), PartitionMetadata: []protocol.MetadataResponseTopicPartition{}}
 	if a.zkUtils == nil {
 		md.TopicErrorCode = protocol.ErrUnknownTopicOrPartition.Code
 		return md
@@ -95,43 +95,20 @@ func (a *KafkaApis) createTopic(topic string, numPartitions, replicationFactor i
 		// another broker created it meanwhile
 	default:
 		a.logger.WithError(err).Warnf("Auto creation of topic %s failed", topic)
-		md.TopicErrorCode = protocol.CodeOf(adminErrorToKafka(err))
+		md.TopicErrorCode = protocol.CodeOf(err)
 	}
 	return md
 }
 
-// adminErrorToKafka maps core/admin's exception kinds to the Kafka errors they are on the wire
-// (Errors.forException).
-func adminErrorToKafka(err error) error {
-	kinds := []struct {
-		kind error
-		code *protocol.Error
-	}{
-		{admin.ErrTopicExists, protocol.ErrTopicAlreadyExists},
-		{admin.ErrInvalidTopic, protocol.ErrInvalidTopicException},
-		{admin.ErrInvalidPartitions, protocol.ErrInvalidPartitions},
-		{admin.ErrInvalidReplicationFactor, protocol.ErrInvalidReplicationFactor},
-		{admin.ErrInvalidReplicaAssignment, protocol.ErrInvalidReplicaAssignment},
-		{admin.ErrInvalidConfig, protocol.ErrInvalidConfig},
-		{admin.ErrUnknownTopicOrPartition, protocol.ErrUnknownTopicOrPartition},
-	}
-	for _, k := range kinds {
-		if errors.Is(err, k.kind) {
-			return fmt.Errorf("%w: %w", k.code, err)
-		}
-	}
-	return err
-}
-
-func (a *KafkaApis) createGroupMetadataTopic() protocol.MetadataResponseTopicMetadata {
-	rf := a.config.GetShort("offsets.topic.replication.factor")
+func (a *KafkaApis) createGroupMetadataTopic() protocol.MetadataResponseTopic {
+	rf := a.config.OffsetsTopicReplicationFactor
 	if alive := len(a.metadataCache.GetAliveBrokers()); alive > 0 && int(rf) > alive {
 		rf = int16(alive)
 	}
 	configs := map[string]string{
 		"cleanup.policy":   "compact",
-		"segment.bytes":    fmt.Sprint(a.config.GetInt("offsets.topic.segment.bytes")),
+		"segment.bytes":    fmt.Sprint(a.config.OffsetsTopicSegmentBytes),
 		"compression.type": "producer",
 	}
-	return a.createTopic(GroupMetadataTopicName, a.config.GetInt("offsets.topic.num.partitions"), int32(rf), configs)
+	return a.createTopic(GroupMetadataTopicName, a.config.OffsetsTopicPartitions, int32(rf), configs)
 }

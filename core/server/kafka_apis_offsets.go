@@ -25,14 +25,14 @@ func (a *KafkaApis) handleOffsetRequest(req *network.Request) error {
 		}
 	}
 	for _, t := range lr.Topics {
-		rt := protocol.ListOffsetResponseResponses{Topic: t.Topic}
+		rt := protocol.ListOffsetResponseTopic{Topic: t.Topic}
 		for _, p := range t.Partitions {
 			tp := common.TopicPartition{Topic: t.Topic, Partition: p.Partition}
-			var pr protocol.ListOffsetResponsePartitionResponses
+			var pr protocol.ListOffsetResponseTopicPartition
 			if lr.Version == 0 {
 				pr = a.listOffsetV0(lr.ReplicaID, tp, p)
 			} else if seen[tp] > 1 {
-				pr = protocol.ListOffsetResponsePartitionResponses{Partition: tp.Partition, ErrorCode: protocol.ErrInvalidRequest.Code,
+				pr = protocol.ListOffsetResponseTopicPartition{Partition: tp.Partition, ErrorCode: protocol.ErrInvalidRequest.Code,
 					Timestamp: -1, Offset: -1}
 			} else {
 				pr = a.listOffsetV1(lr.ReplicaID, tp, p)
@@ -60,8 +60,8 @@ func (a *KafkaApis) localReplicaFor(replicaID int32, tp common.TopicPartition) (
 	return r.HighWatermark().MessageOffset, nil
 }
 
-func (a *KafkaApis) listOffsetV0(replicaID int32, tp common.TopicPartition, p protocol.ListOffsetRequestPartitions) protocol.ListOffsetResponsePartitionResponses {
-	out := protocol.ListOffsetResponsePartitionResponses{Partition: tp.Partition, Offsets: []int64{}}
+func (a *KafkaApis) listOffsetV0(replicaID int32, tp common.TopicPartition, p protocol.ListOffsetRequestTopicPartition) protocol.ListOffsetResponseTopicPartition {
+	out := protocol.ListOffsetResponseTopicPartition{Partition: tp.Partition, Offsets: []int64{}}
 	if !a.metadataCache.Contains(tp.Topic) {
 		out.ErrorCode = protocol.ErrUnknownTopicOrPartition.Code
 		return out
@@ -94,8 +94,8 @@ func (a *KafkaApis) listOffsetV0(replicaID int32, tp common.TopicPartition, p pr
 	return out
 }
 
-func (a *KafkaApis) listOffsetV1(replicaID int32, tp common.TopicPartition, p protocol.ListOffsetRequestPartitions) protocol.ListOffsetResponsePartitionResponses {
-	out := protocol.ListOffsetResponsePartitionResponses{Partition: tp.Partition, Timestamp: -1, Offset: -1}
+func (a *KafkaApis) listOffsetV1(replicaID int32, tp common.TopicPartition, p protocol.ListOffsetRequestTopicPartition) protocol.ListOffsetResponseTopicPartition {
+	out := protocol.ListOffsetResponseTopicPartition{Partition: tp.Partition, Timestamp: -1, Offset: -1}
 	if !a.metadataCache.Contains(tp.Topic) {
 		out.ErrorCode = protocol.ErrUnknownTopicOrPartition.Code
 		return out

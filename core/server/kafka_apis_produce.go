@@ -57,10 +57,10 @@ func (a *KafkaApis) handleProducerRequest(req *network.Request) error {
 		}
 		resp := &protocol.ProduceResponse{Version: pr.Version}
 		for _, td := range pr.TopicData {
-			t := protocol.ProduceResponseResponses{Topic: td.Topic}
+			t := protocol.ProduceResponseTopic{Topic: td.Topic}
 			for _, d := range td.Data {
 				s := status[common.TopicPartition{Topic: td.Topic, Partition: d.Partition}]
-				t.PartitionResponses = append(t.PartitionResponses, protocol.ProduceResponsePartitionResponses{
+				t.PartitionResponses = append(t.PartitionResponses, protocol.ProduceResponseTopicPartition{
 					Partition: d.Partition, ErrorCode: protocol.CodeOf(s.Err), BaseOffset: s.BaseOffset, LogAppendTime: s.LogAppendTime})
 			}
 			resp.Responses = append(resp.Responses, t)

@@ -21,11 +21,11 @@ func recordSet(t testing.TB, n int, codec record.CompressionType) *record.Memory
 }
 
 func produceReq(topic string, acks int16, sets map[int32]record.Records) *protocol.ProduceRequest {
-	td := protocol.ProduceRequestTopicData{Topic: topic}
+	td := protocol.ProduceRequestTopic{Topic: topic}
 	for p := int32(0); p < int32(len(sets)); p++ {
-		td.Data = append(td.Data, protocol.ProduceRequestData{Partition: p, RecordSet: sets[p]})
+		td.Data = append(td.Data, protocol.ProduceRequestTopicPartition{Partition: p, RecordSet: sets[p]})
 	}
-	return &protocol.ProduceRequest{Version: 2, Acks: acks, Timeout: 1000, TopicData: []protocol.ProduceRequestTopicData{td}}
+	return &protocol.ProduceRequest{Version: 2, Acks: acks, Timeout: 1000, TopicData: []protocol.ProduceRequestTopic{td}}
 }
 
 // TestApisComponentsNotBuiltYet: the APIs of the coordinator and controller answer with the code
@@ -58,16 +58,16 @@ func TestApisComponentsNotBuiltYet(t *testing.T) {
 			return out
 		}},
 		{&protocol.ListGroupsRequest{}, func(m protocol.Message) []int16 { return []int16{m.(*protocol.ListGroupsResponse).ErrorCode} }},
-		{&protocol.OffsetCommitRequest{Version: 2, GroupID: "g", Topics: []protocol.OffsetCommitRequestTopics{{Topic: "t",
-			Partitions: []protocol.OffsetCommitRequestPartitions{{Partition: 0}, {Partition: 1}}}}}, func(m protocol.Message) []int16 {
+		{&protocol.OffsetCommitRequest{Version: 2, GroupID: "g", Topics: []protocol.OffsetCommitRequestTopic{{Topic: "t",
+			Partitions: []protocol.OffsetCommitRequestTopicPartition{{Partition: 0}, {Partition: 1}}}}}, func(m protocol.Message) []int16 {
 			var out []int16
 			for _, p := range m.(*protocol.OffsetCommitResponse).Responses[0].PartitionResponses {
 				out = append(out, p.ErrorCode)
 			}
 			return out
 		}},
-		{&protocol.OffsetFetchRequest{Version: 2, GroupID: "g", Topics: []protocol.OffsetFetchRequestTopics{{Topic: "t",
-			Partitions: []protocol.OffsetFetchRequestPartitions{{Partition: 0}}}}}, func(m protocol.Message) []int16 {
+		{&protocol.OffsetFetchRequest{Version: 2, GroupID: "g", Topics: []protocol.OffsetFetchRequestTopic{{Topic: "t",
+			Partitions: []protocol.OffsetFetchRequestTopicPartition{{Partition: 0}}}}}, func(m protocol.Message) []int16 {
 			r := m.(*protocol.OffsetFetchResponse)
 			return []int16{r.ErrorCode, r.Responses[0].PartitionResponses[0].ErrorCode}
 		}},
@@ -86,7 +86,7 @@ func TestApisComponentsNotBuiltYet(t *testing.T) {
 		}
 	}
 
-	e.handle(&protocol.CreateTopicsRequest{Version: 1, CreateTopicRequests: []protocol.CreateTopicsRequestCreateTopicRequests{{Topic: "x", NumPartitions: 1, ReplicationFactor: 1}}}, "c")
+	e.handle(&protocol.CreateTopicsRequest{Version: 1, CreateTopicRequests: []protocol.CreateTopicsRequestTopic{{Topic: "x", NumPartitions: 1, ReplicationFactor: 1}}}, "c")
 	if r := decode(t, e.ch.take(t), protocol.CreateTopics, 1).(*protocol.CreateTopicsResponse); len(r.TopicErrors) != 1 || r.TopicErrors[0].ErrorCode != protocol.ErrNotController.Code {
 		t.Errorf("CreateTopics %+v", r)
 	}
@@ -174,7 +174,7 @@ func TestApisProduceErrors(t *testing.T) {
 func TestApisStaleControllerEpoch(t *testing.T) {
 	e := newApisEnv(t, nil)
 	e.lead(t, "t", 1, []int32{0}) // epoch 1
-	lr := &protocol.LeaderAndIsrRequest{ControllerID: 0, ControllerEpoch: 0, PartitionStates: []protocol.LeaderAndIsrRequestPartitionStates{
+	lr := &protocol.LeaderAndIsrRequest{ControllerID: 0, ControllerEpoch: 0, PartitionStates: []protocol.LeaderAndIsrRequestPartitionState{
 		{Topic: "t", Partition: 0, ControllerEpoch: 0, Leader: 0, LeaderEpoch: 5, Isr: []int32{0}, Replicas: []int32{0}}}}
 	e.handle(lr, "c")
 	if r := decode(t, e.ch.take(t), protocol.LeaderAndIsr, 0).(*protocol.LeaderAndIsrResponse); r.ErrorCode != protocol.ErrStaleControllerEpoch.Code {
@@ -197,7 +197,7 @@ func TestApisStaleControllerEpoch(t *testing.T) {
 	if r := decode(t, e.ch.take(t), protocol.UpdateMetadata, 2).(*protocol.UpdateMetadataResponse); r.ErrorCode != protocol.ErrStaleControllerEpoch.Code {
 		t.Errorf("stale UpdateMetadata: %+v", r)
 	}
-	e.handle(&protocol.StopReplicaRequest{ControllerID: 0, ControllerEpoch: 0, Partitions: []protocol.StopReplicaRequestPartitions{{Topic: "t"}}}, "c")
+	e.handle(&protocol.StopReplicaRequest{ControllerID: 0, ControllerEpoch: 0, Partitions: []protocol.StopReplicaRequestPartition{{Topic: "t"}}}, "c")
 	if r := decode(t, e.ch.take(t), protocol.StopReplica, 0).(*protocol.StopReplicaResponse); r.ErrorCode != protocol.ErrStaleControllerEpoch.Code {
 		t.Errorf("stale StopReplica: %+v", r)
 	}
@@ -217,7 +217,7 @@ func TestGetErrorResponse(t *testing.T) {
 			t.Errorf("%+v", p)
 		}
 	}
-	fr := &protocol.FetchRequest{Version: 3, Topics: []protocol.FetchRequestTopics{{Topic: "a", Partitions: []protocol.FetchRequestPartitions{{Partition: 0}, {Partition: 3}}}}}
+	fr := &protocol.FetchRequest{Version: 3, Topics: []protocol.FetchRequestTopic{{Topic: "a", Partitions: []protocol.FetchRequestTopicPartition{{Partition: 0}, {Partition: 3}}}}}
 	fresp := GetErrorResponse(fr, fmt.Errorf("boom")).(*protocol.FetchResponse)
 	for _, p := range fresp.Responses[0].PartitionResponses {
 		if p.PartitionHeader.ErrorCode != protocol.ErrUnknown.Code || p.PartitionHeader.HighWatermark != -1 || p.RecordSet.SizeInBytes() != 0 {

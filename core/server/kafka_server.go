@@ -27,12 +27,13 @@ import (
 	"github.com/zkafka/zkafka/zk/zkutils"
 )
 
-// Loggers are the separate log4j loggers a broker writes to (layout.md B.8). Any may be nil:
+// Loggers are the separate log4j loggers a broker writes to (docs/design.md §5). Any may be nil:
 // Server then falls back to it.
 type Loggers struct {
 	Server      *logrus.Entry // "kafka" (server.log)
-	StateChange *logrus.Entry // state.change.logger
-	Request     *logrus.Entry // kafka.request.logger
+	StateChange *logrus.Entry // state.change.logger (state-change.log)
+	Request     *logrus.Entry // kafka.request.logger (kafka-request.log)
+	Controller  *logrus.Entry // kafka.controller (controller.log)
 }
 
 // KafkaServer is one broker: it starts its components in 0.10.2's order and stops them in
@@ -41,7 +42,7 @@ type Loggers struct {
 // Kafka 0.10.2: kafka.server.KafkaServer. Every broker builds a KafkaController
 // (kafka_server_controller.go; only the one elected on /controller is active) and, when
 // controlled.shutdown.enable is set, asks the active one to move its leaderships before it
-// stops. The group coordinator is issue 7; Coordinator is its seam (nil: not built yet).
+// stops. It also builds the GroupCoordinator (kafka_server_coordinator.go) unless a test set one.
 type KafkaServer struct {
 	config  *config.KafkaConfig
 	time    common.Time
@@ -50,7 +51,8 @@ type KafkaServer struct {
 	getenv  func(string) string
 
 	// Controller is the broker's controller module (Startup builds a KafkaController when it is
-	// nil); Coordinator is the hook for issue 7. Set them before Startup.
+	// nil); Coordinator is the group coordinator (Startup builds one when it is nil). Set them
+	// before Startup.
 	Controller  Controller
 	Coordinator GroupCoordinator
 
@@ -105,6 +107,9 @@ func NewKafkaServer(cfg *config.KafkaConfig, clock common.Time, loggers Loggers,
 	}
 	if loggers.Request == nil {
 		loggers.Request = loggers.Server.WithField("logger", "kafka.request.logger")
+	}
+	if loggers.Controller == nil {
+		loggers.Controller = loggers.Server.WithField("logger", "kafka.controller")
 	}
 	if getenv == nil {
 		getenv = os.Getenv
@@ -217,7 +222,7 @@ func (s *KafkaServer) Startup() (err error) {
 		}
 		s.Controller = s.kafkaController
 	}
-	// The group coordinator (issue 8): built here unless a test set the Coordinator hook.
+	// The group coordinator: built here unless a test set the Coordinator hook.
 	if err = s.startGroupCoordinator(); err != nil {
 		return err
 	}
@@ -326,20 +331,20 @@ func (s *KafkaServer) createLogManager(defaultLog *log.LogConfig) (*log.LogManag
 	}
 	c := s.config
 	cleaner := log.NewCleanerConfig()
-	cleaner.NumThreads = int(c.GetInt("log.cleaner.threads"))
-	cleaner.DedupeBufferSize = c.GetLong("log.cleaner.dedupe.buffer.size")
-	cleaner.DedupeBufferLoadFactor = c.GetDouble("log.cleaner.io.buffer.load.factor")
-	cleaner.IOBufferSize = int(c.GetInt("log.cleaner.io.buffer.size"))
+	cleaner.NumThreads = int(c.LogCleanerThreads)
+	cleaner.DedupeBufferSize = c.LogCleanerDedupeBufferSize
+	cleaner.DedupeBufferLoadFactor = c.LogCleanerDedupeBufferLoadFactor
+	cleaner.IOBufferSize = int(c.LogCleanerIoBufferSize)
 	cleaner.MaxMessageSize = int(c.MessageMaxBytes)
-	cleaner.MaxIOBytesPerSecond = c.GetDouble("log.cleaner.io.max.bytes.per.second")
-	cleaner.BackOff = msDuration(c.GetLong("log.cleaner.backoff.ms"))
-	cleaner.EnableCleaner = c.GetBoolean("log.cleaner.enable")
+	cleaner.MaxIOBytesPerSecond = c.LogCleanerIoMaxBytesPerSecond
+	cleaner.BackOff = msDuration(c.LogCleanerBackoffMs)
+	cleaner.EnableCleaner = c.LogCleanerEnable
 	return log.NewLogManager(log.LogManagerConfig{
 		LogDirs: c.LogDirs, TopicConfigs: topicConfigs, DefaultConfig: defaultLog, CleanerConfig: cleaner,
 		IOThreads:       int(c.NumRecoveryThreadsPerDataDir),
-		FlushCheck:      msDuration(c.GetLong("log.flush.scheduler.interval.ms")),
-		FlushCheckpoint: msDuration(int64(c.GetInt("log.flush.offset.checkpoint.interval.ms"))),
-		RetentionCheck:  msDuration(c.GetLong("log.retention.check.interval.ms")),
+		FlushCheck:      msDuration(c.LogFlushSchedulerIntervalMs),
+		FlushCheckpoint: msDuration(int64(c.LogFlushOffsetCheckpointIntervalMs)),
+		RetentionCheck:  msDuration(c.LogCleanupIntervalMs),
 		Metrics:         s.Metrics,
 	}, s.kafkaScheduler, &s.BrokerState, s.time, s.loggers.Server)
 }

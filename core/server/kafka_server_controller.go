@@ -41,7 +41,7 @@ var _ Controller = (*controller.KafkaController)(nil)
 // broker's shared one), the "kafka.controller" logger (controller.log) and the
 // state.change.logger (state-change.log).
 func (s *KafkaServer) newKafkaController() *controller.KafkaController {
-	ctlLog := s.loggers.Server.WithField("logger", "kafka.controller")
+	ctlLog := s.loggers.Controller
 	return controller.NewKafkaController(s.config, s.zkUtils, &s.BrokerState, s.time,
 		utils.NewKafkaScheduler(1, ctlLog), ctlLog, entryLogger(s.loggers.StateChange))
 }
@@ -90,15 +90,15 @@ func (f *fieldsFormatter) Format(e *logrus.Entry) ([]byte, error) {
 // Kafka 0.10.2: KafkaServer.controlledShutdown (networkClientControlledShutdown). A connection
 // is kept while the controller stays the same and dropped after an I/O error, as there.
 func (s *KafkaServer) controlledShutdown() bool {
-	if !s.config.GetBoolean("controlled.shutdown.enable") {
+	if !s.config.ControlledShutdownEnable {
 		return false
 	}
 	s.logger.Info("Starting controlled shutdown")
 	s.BrokerState.NewState(brokerstate.PendingControlledShutdown)
 
-	retries := int(s.config.GetInt("controlled.shutdown.max.retries"))
-	backoff := time.Duration(s.config.GetLong("controlled.shutdown.retry.backoff.ms")) * time.Millisecond
-	socketTimeout := time.Duration(s.config.GetInt("controller.socket.timeout.ms")) * time.Millisecond
+	retries := int(s.config.ControlledShutdownMaxRetries)
+	backoff := time.Duration(s.config.ControlledShutdownRetryBackoffMs) * time.Millisecond
+	socketTimeout := time.Duration(s.config.ControllerSocketTimeoutMs) * time.Millisecond
 
 	var conn *blockingChannel
 	defer func() {

@@ -30,17 +30,7 @@ func TestControllerHostedAndControlledShutdown(t *testing.T) {
 		servers, hooks = append(servers, srv), append(hooks, hook)
 	}
 	z := servers[0].ZkUtils()
-	waitFor := func(what string, cond func() bool) {
-		t.Helper()
-		deadline := time.Now().Add(20 * time.Second)
-		for !cond() {
-			if time.Now().After(deadline) {
-				t.Fatalf("timed out: %s", what)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
-	waitFor("one active controller", func() bool {
+	zktest.WaitUntilTrue(t, func() bool {
 		n := 0
 		for _, s := range servers {
 			if s.Controller != nil && s.Controller.IsActive() {
@@ -48,7 +38,7 @@ func TestControllerHostedAndControlledShutdown(t *testing.T) {
 			}
 		}
 		return n == 1
-	})
+	}, "one active controller", 20*time.Second)
 	ctl, err := z.GetController()
 	if err != nil {
 		t.Fatal(err)
@@ -73,7 +63,7 @@ func TestControllerHostedAndControlledShutdown(t *testing.T) {
 		}
 		return out
 	}
-	waitFor("preferred leaders elected", func() bool { return fmt.Sprint(leaders()) == "[0 1 0 1]" })
+	zktest.WaitUntilTrue(t, func() bool { return fmt.Sprint(leaders()) == "[0 1 0 1]" }, "preferred leaders elected", 20*time.Second)
 
 	// Shut down the broker that is not the controller.
 	victim := 1 - ctl

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/zkafka/zkafka/core/metrics"
+	"github.com/zkafka/zkafka/core/server/config"
 )
 
 // The KafkaServer side of the broker's metrics: the BrokerState gauge, handing the registry to
@@ -19,21 +20,17 @@ import (
 
 // MetricsHTTPPortProp names the port of the HTTP metrics reporter (zkafka's own key; Kafka
 // exports over JMX on JMX_PORT instead). JMX_PORT is used when it is not set.
-const MetricsHTTPPortProp = "metrics.http.port"
+const MetricsHTTPPortProp = config.MetricsHTTPPortProp
 
 // MetricsHTTPHostProp names the address the reporter binds (all interfaces when empty, as JMX).
-const MetricsHTTPHostProp = "metrics.http.host"
+const MetricsHTTPHostProp = config.MetricsHTTPHostProp
 
 // metricsHTTPAddr is where the reporter listens, or "" when neither metrics.http.port nor
 // JMX_PORT is set.
 func (s *KafkaServer) metricsHTTPAddr() (string, error) {
-	host := s.config.Originals()[MetricsHTTPHostProp]
-	if v, ok := s.config.Originals()[MetricsHTTPPortProp]; ok && v != "" {
-		p, err := strconv.ParseUint(v, 10, 16)
-		if err != nil {
-			return "", fmt.Errorf("invalid %s %q: %w", MetricsHTTPPortProp, v, err)
-		}
-		return net.JoinHostPort(host, strconv.Itoa(int(p))), nil
+	host := s.config.MetricsHTTPHost
+	if p := s.config.MetricsHTTPPort; p != nil {
+		return net.JoinHostPort(host, strconv.Itoa(int(*p))), nil
 	}
 	if p := JmxPortFromEnv(s.getenv); p >= 0 {
 		return net.JoinHostPort(host, strconv.Itoa(int(p))), nil

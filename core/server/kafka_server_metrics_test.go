@@ -39,31 +39,21 @@ func TestKafkaServerMetricsReporter(t *testing.T) {
 		}
 		return v
 	}
-	waitFor := func(what string, cond func() bool) {
-		t.Helper()
-		deadline := time.Now().Add(20 * time.Second)
-		for !cond() {
-			if time.Now().After(deadline) {
-				t.Fatalf("timed out: %s", what)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
-	waitFor("active controller", func() bool {
+	zktest.WaitUntilTrue(t, func() bool {
 		return gauge("kafka.controller:type=KafkaController,name=ActiveControllerCount") == 1
-	})
+	}, "active controller", 20*time.Second)
 
 	const topic = "metered"
 	if err := srv.ZkUtils().CreatePersistentPath(zkutils.TopicPath(topic),
 		zkutils.ReplicaAssignmentZkData(map[int32][]int32{0: {0}})); err != nil {
 		t.Fatal(err)
 	}
-	waitFor("leader of the new partition", func() bool {
+	zktest.WaitUntilTrue(t, func() bool {
 		return gauge("kafka.server:type=ReplicaManager,name=LeaderCount") == 1
-	})
-	waitFor("metadata for the new topic", func() bool {
+	}, "leader of the new partition", 20*time.Second)
+	zktest.WaitUntilTrue(t, func() bool {
 		return srv.MetadataCache().Contains(topic)
-	})
+	}, "metadata for the new topic", 20*time.Second)
 	const n = 50
 	first := produceAndConsume(t, fmt.Sprintf("127.0.0.1:%d", srv.BoundPort("PLAINTEXT")), sarama.V0_10_2_0,
 		sarama.CompressionNone, topic, 0, time.Now().Truncate(time.Millisecond), n)

@@ -85,7 +85,7 @@ func TestKcatBalancedConsumer(t *testing.T) {
 		}(i)
 	}
 	// Both members in one Stable generation, each with 2 partitions.
-	waitUntil(t, 30*time.Second, "two kcat members splitting 4 partitions", func() bool {
+	zktest.WaitUntilTrue(t, func() bool {
 		code, s := srv.Coordinator.HandleDescribeGroup("kc")
 		if code != 0 || s.State != "Stable" || len(s.Members) != 2 {
 			return false
@@ -97,15 +97,15 @@ func TestKcatBalancedConsumer(t *testing.T) {
 			}
 		}
 		return true
-	})
-	waitUntil(t, 30*time.Second, "everything committed", func() bool {
+	}, "two kcat members splitting 4 partitions", 30*time.Second)
+	zktest.WaitUntilTrue(t, func() bool {
 		code, offsets := srv.Coordinator.HandleFetchOffsets("kc", nil)
 		var sum int64
 		for _, o := range offsets {
 			sum += o.Offset
 		}
 		return code == 0 && len(offsets) == 4 && sum == n
-	})
+	}, "everything committed", 30*time.Second)
 	cancel()
 	wg.Wait()
 	// Both members left the group on their way out.

@@ -20,10 +20,6 @@ type node struct {
 	rack *string
 }
 
-// securityProtocolNames maps UpdateMetadata's security_protocol_type ids to names
-// (SecurityProtocol.forId); in v1 and v2 the listener name is the protocol name.
-var securityProtocolNames = map[int16]string{0: "PLAINTEXT", 1: "SSL", 2: "SASL_PLAINTEXT", 3: "SASL_SSL", 100: "TRACE"}
-
 // MetadataCache is the broker's copy of the cluster metadata the controller sends in
 // UpdateMetadata: live brokers (with an address per listener), partition states and the
 // controller id. Metadata requests are answered from it.
@@ -34,7 +30,7 @@ type MetadataCache struct {
 	logger   *logrus.Entry
 
 	mu           sync.RWMutex
-	cache        map[string]map[int32]protocol.UpdateMetadataRequestPartitionStates
+	cache        map[string]map[int32]protocol.UpdateMetadataRequestPartitionState
 	controllerID int32 // -1: none known
 	aliveBrokers map[int32]cluster.Broker
 	aliveNodes   map[int32]map[string]node // broker id -> listener name -> node
@@ -46,7 +42,7 @@ func NewMetadataCache(brokerID int32, logger *logrus.Entry) *MetadataCache {
 		logger = discardEntry()
 	}
 	return &MetadataCache{brokerID: brokerID, logger: logger.WithField("logger", "kafka.server.MetadataCache"),
-		cache: map[string]map[int32]protocol.UpdateMetadataRequestPartitionStates{}, controllerID: -1,
+		cache: map[string]map[int32]protocol.UpdateMetadataRequestPartitionState{}, controllerID: -1,
 		aliveBrokers: map[int32]cluster.Broker{}, aliveNodes: map[int32]map[string]node{}}
 }
 
@@ -78,7 +74,7 @@ func (c *MetadataCache) aliveEndpoint(id int32, listenerName string) bool {
 }
 
 // getPartitionMetadata: caller holds mu for reading.
-func (c *MetadataCache) getPartitionMetadata(topic, listenerName string, errorUnavailableEndpoints bool) []protocol.MetadataResponsePartitionMetadata {
+func (c *MetadataCache) getPartitionMetadata(topic, listenerName string, errorUnavailableEndpoints bool) []protocol.MetadataResponseTopicPartition {
 	parts, ok := c.cache[topic]
 	if !ok {
 		return nil
@@ -88,11 +84,11 @@ func (c *MetadataCache) getPartitionMetadata(topic, listenerName string, errorUn
 		ids = append(ids, id)
 	}
 	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	out := make([]protocol.MetadataResponsePartitionMetadata, 0, len(ids))
+	out := make([]protocol.MetadataResponseTopicPartition, 0, len(ids))
 	for _, id := range ids {
 		st := parts[id]
 		replicaInfo := c.getEndpoints(st.Replicas, listenerName, errorUnavailableEndpoints)
-		pm := protocol.MetadataResponsePartitionMetadata{PartitionID: id, Replicas: replicaInfo}
+		pm := protocol.MetadataResponseTopicPartition{PartitionID: id, Replicas: replicaInfo}
 		if !c.aliveEndpoint(st.Leader, listenerName) {
 			c.logger.Debugf("Error while fetching metadata for %s-%d: leader not available", topic, id)
 			pm.PartitionErrorCode = protocol.ErrLeaderNotAvailable.Code
@@ -114,15 +110,15 @@ func (c *MetadataCache) getPartitionMetadata(topic, listenerName string, errorUn
 
 // GetTopicMetadata answers Metadata for the topics present in the cache (others are left out:
 // KafkaApis decides about them). errorUnavailableEndpoints is true for Metadata v0.
-func (c *MetadataCache) GetTopicMetadata(topics []string, listenerName string, errorUnavailableEndpoints bool) []protocol.MetadataResponseTopicMetadata {
+func (c *MetadataCache) GetTopicMetadata(topics []string, listenerName string, errorUnavailableEndpoints bool) []protocol.MetadataResponseTopic {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	out := make([]protocol.MetadataResponseTopicMetadata, 0, len(topics))
+	out := make([]protocol.MetadataResponseTopic, 0, len(topics))
 	for _, t := range topics {
 		if _, ok := c.cache[t]; !ok {
 			continue
 		}
-		out = append(out, protocol.MetadataResponseTopicMetadata{Topic: t, IsInternal: IsInternalTopic(t),
+		out = append(out, protocol.MetadataResponseTopic{Topic: t, IsInternal: IsInternalTopic(t),
 			PartitionMetadata: c.getPartitionMetadata(t, listenerName, errorUnavailableEndpoints)})
 	}
 	return out
@@ -175,7 +171,7 @@ func (c *MetadataCache) GetAliveBrokers() []cluster.Broker {
 
 // aliveNodesFor lists the live brokers' addresses on listenerName (Metadata's brokers array);
 // a broker without that listener is left out.
-func (c *MetadataCache) aliveNodesFor(listenerName string) []protocol.MetadataResponseBrokers {
+func (c *MetadataCache) aliveNodesFor(listenerName string) []protocol.MetadataResponseBroker {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	ids := make([]int32, 0, len(c.aliveNodes))
@@ -183,10 +179,10 @@ func (c *MetadataCache) aliveNodesFor(listenerName string) []protocol.MetadataRe
 		ids = append(ids, id)
 	}
 	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	out := make([]protocol.MetadataResponseBrokers, 0, len(ids))
+	out := make([]protocol.MetadataResponseBroker, 0, len(ids))
 	for _, id := range ids {
 		if n, ok := c.aliveNodes[id][listenerName]; ok {
-			out = append(out, protocol.MetadataResponseBrokers{NodeID: n.id, Host: n.host, Port: n.port, Rack: n.rack})
+			out = append(out, protocol.MetadataResponseBroker{NodeID: n.id, Host: n.host, Port: n.port, Rack: n.rack})
 		}
 	}
 	return out
@@ -208,7 +204,7 @@ func (c *MetadataCache) GetControllerID() int32 {
 }
 
 // GetPartitionInfo returns the cached state of a partition.
-func (c *MetadataCache) GetPartitionInfo(topic string, partition int32) (protocol.UpdateMetadataRequestPartitionStates, bool) {
+func (c *MetadataCache) GetPartitionInfo(topic string, partition int32) (protocol.UpdateMetadataRequestPartitionState, bool) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	s, ok := c.cache[topic][partition]
@@ -230,18 +226,19 @@ func (c *MetadataCache) UpdateCache(correlationID int32, req *protocol.UpdateMet
 	for _, b := range req.LiveBrokers {
 		nodes := map[string]node{}
 		broker := cluster.Broker{ID: b.ID, EndPoints: map[string]cluster.EndPoint{}, Rack: b.Rack}
-		add := func(listener, proto, host string, port int32) {
+		add := func(listener string, proto common.SecurityProtocol, host string, port int32) {
 			broker.EndPoints[listener] = cluster.EndPoint{ListenerName: listener, SecurityProtocol: proto, Host: host, Port: port}
 			nodes[listener] = node{id: b.ID, host: host, port: port, rack: b.Rack}
 		}
 		if req.Version == 0 {
-			add("PLAINTEXT", "PLAINTEXT", b.Host, b.Port)
+			add("PLAINTEXT", common.PLAINTEXT, b.Host, b.Port)
 		} else {
 			for _, ep := range b.EndPoints {
-				proto := securityProtocolNames[ep.SecurityProtocolType]
+				// SecurityProtocol.forId; in v1 and v2 the listener name is the protocol's name.
+				proto := common.SecurityProtocol(ep.SecurityProtocolType)
 				listener := ep.ListenerName
 				if req.Version < 3 {
-					listener = proto
+					listener = proto.String()
 				}
 				add(listener, proto, ep.Host, ep.Port)
 			}
@@ -259,7 +256,7 @@ func (c *MetadataCache) UpdateCache(correlationID int32, req *protocol.UpdateMet
 			continue
 		}
 		if c.cache[s.Topic] == nil {
-			c.cache[s.Topic] = map[int32]protocol.UpdateMetadataRequestPartitionStates{}
+			c.cache[s.Topic] = map[int32]protocol.UpdateMetadataRequestPartitionState{}
 		}
 		c.cache[s.Topic][s.Partition] = s
 	}

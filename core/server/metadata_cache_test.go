@@ -14,13 +14,13 @@ func strp(s string) *string { return &s }
 func cacheWithBrokers(t *testing.T) *MetadataCache {
 	c := NewMetadataCache(0, nil)
 	req := &protocol.UpdateMetadataRequest{Version: 3, ControllerID: 1, ControllerEpoch: 3,
-		LiveBrokers: []protocol.UpdateMetadataRequestLiveBrokers{
-			{ID: 0, Rack: strp("r0"), EndPoints: []protocol.UpdateMetadataRequestEndPoints{
+		LiveBrokers: []protocol.UpdateMetadataRequestLiveBroker{
+			{ID: 0, Rack: strp("r0"), EndPoints: []protocol.UpdateMetadataRequestLiveBrokerEndPoint{
 				{Port: 9092, Host: "h0", ListenerName: "PLAINTEXT", SecurityProtocolType: 0},
 				{Port: 9093, Host: "h0", ListenerName: "SSL", SecurityProtocolType: 1}}},
-			{ID: 1, EndPoints: []protocol.UpdateMetadataRequestEndPoints{{Port: 9192, Host: "h1", ListenerName: "PLAINTEXT"}}},
+			{ID: 1, EndPoints: []protocol.UpdateMetadataRequestLiveBrokerEndPoint{{Port: 9192, Host: "h1", ListenerName: "PLAINTEXT"}}},
 		},
-		PartitionStates: []protocol.UpdateMetadataRequestPartitionStates{
+		PartitionStates: []protocol.UpdateMetadataRequestPartitionState{
 			{Topic: "t", Partition: 0, Leader: 0, LeaderEpoch: 1, Isr: []int32{0, 2}, Replicas: []int32{0, 1, 2}},
 			{Topic: "t", Partition: 1, Leader: 2, LeaderEpoch: 1, Isr: []int32{2}, Replicas: []int32{2, 0}},
 		}}
@@ -65,7 +65,7 @@ func TestMetadataCachePartitionErrors(t *testing.T) {
 		t.Errorf("controller %d", c.GetControllerID())
 	}
 	// A leader of -2 deletes the partition; the last one takes the topic with it.
-	del := c.UpdateCache(2, &protocol.UpdateMetadataRequest{Version: 3, ControllerID: -1, PartitionStates: []protocol.UpdateMetadataRequestPartitionStates{
+	del := c.UpdateCache(2, &protocol.UpdateMetadataRequest{Version: 3, ControllerID: -1, PartitionStates: []protocol.UpdateMetadataRequestPartitionState{
 		{Topic: "t", Partition: 0, Leader: -2}, {Topic: "t", Partition: 1, Leader: -2}}})
 	if len(del) != 2 || c.Contains("t") || c.GetControllerID() != -1 || len(c.GetAliveBrokers()) != 0 {
 		t.Errorf("after delete: %v contains=%v controller=%d", del, c.Contains("t"), c.GetControllerID())
@@ -74,13 +74,13 @@ func TestMetadataCachePartitionErrors(t *testing.T) {
 
 func TestMetadataCacheOldUpdateMetadataVersions(t *testing.T) {
 	c := NewMetadataCache(0, nil)
-	c.UpdateCache(1, &protocol.UpdateMetadataRequest{Version: 0, LiveBrokers: []protocol.UpdateMetadataRequestLiveBrokers{{ID: 4, Host: "h4", Port: 1}}})
+	c.UpdateCache(1, &protocol.UpdateMetadataRequest{Version: 0, LiveBrokers: []protocol.UpdateMetadataRequestLiveBroker{{ID: 4, Host: "h4", Port: 1}}})
 	if b := c.aliveNodesFor("PLAINTEXT"); len(b) != 1 || b[0].NodeID != 4 || b[0].Host != "h4" {
 		t.Errorf("v0: %+v", b)
 	}
 	// v1/v2: the listener name is the security protocol's name.
-	c.UpdateCache(2, &protocol.UpdateMetadataRequest{Version: 2, LiveBrokers: []protocol.UpdateMetadataRequestLiveBrokers{
-		{ID: 5, Rack: strp("x"), EndPoints: []protocol.UpdateMetadataRequestEndPoints{{Port: 2, Host: "h5", SecurityProtocolType: 2}}}}})
+	c.UpdateCache(2, &protocol.UpdateMetadataRequest{Version: 2, LiveBrokers: []protocol.UpdateMetadataRequestLiveBroker{
+		{ID: 5, Rack: strp("x"), EndPoints: []protocol.UpdateMetadataRequestLiveBrokerEndPoint{{Port: 2, Host: "h5", SecurityProtocolType: 2}}}}})
 	if b := c.aliveNodesFor("SASL_PLAINTEXT"); len(b) != 1 || b[0].NodeID != 5 || *b[0].Rack != "x" {
 		t.Errorf("v2: %+v", b)
 	}

@@ -39,7 +39,7 @@ func NewReplicaFetcherManager(cfg *config.KafkaConfig, rm *ReplicaManager, clock
 	}
 	mlog := logger.WithField("logger", "kafka.server.ReplicaFetcherManager")
 	return &ReplicaFetcherManager{
-		AbstractFetcherManager: fetcher.NewAbstractFetcherManager(name, "Replica", int(cfg.GetInt("num.replica.fetchers")), create, mlog),
+		AbstractFetcherManager: fetcher.NewAbstractFetcherManager(name, "Replica", int(cfg.NumReplicaFetchers), create, mlog),
 		logger:                 mlog.WithField("ident", "["+name+"] "),
 	}
 }

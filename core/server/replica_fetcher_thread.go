@@ -76,15 +76,15 @@ func NewReplicaFetcherThread(name string, fetcherID int, sourceBroker cluster.Br
 		logger:              logger.WithField("logger", "kafka.server.ReplicaFetcherThread").WithField("ident", fmt.Sprintf("[%s], ", name)),
 		fetchRequestVersion: fetchVersion, listOffsetsVersion: listVersion,
 		replicaID: cfg.BrokerID,
-		maxWait:   cfg.GetInt("replica.fetch.wait.max.ms"),
-		minBytes:  cfg.GetInt("replica.fetch.min.bytes"),
-		maxBytes:  cfg.GetInt("replica.fetch.response.max.bytes"),
-		fetchSize: cfg.GetInt("replica.fetch.max.bytes"),
-		backoffMs: int64(cfg.GetInt("replica.fetch.backoff.ms")),
+		maxWait:   cfg.ReplicaFetchWaitMaxMs,
+		minBytes:  cfg.ReplicaFetchMinBytes,
+		maxBytes:  cfg.ReplicaFetchResponseMaxBytes,
+		fetchSize: cfg.ReplicaFetchMaxBytes,
+		backoffMs: int64(cfg.ReplicaFetchBackoffMs),
 		send: &replicaFetcherBlockingSend{sourceBroker: sourceBroker, clientID: name,
-			connectTimeout: msDuration(int64(cfg.GetInt("replica.socket.timeout.ms"))),
-			requestTimeout: msDuration(int64(cfg.GetInt("request.timeout.ms"))),
-			recvBuffer:     int(cfg.GetInt("replica.socket.receive.buffer.bytes"))},
+			connectTimeout: msDuration(int64(cfg.ReplicaSocketTimeoutMs)),
+			requestTimeout: msDuration(int64(cfg.RequestTimeoutMs)),
+			recvBuffer:     int(cfg.ReplicaSocketReceiveBufferBytes)},
 	}
 	t.AbstractFetcherThread = fetcher.NewAbstractFetcherThread(name, name, sourceBroker, t.backoffMs, t, clock,
 		logger.WithField("logger", "kafka.server.ReplicaFetcherThread"))
@@ -142,10 +142,10 @@ func (t *ReplicaFetcherThread) BuildFetchRequest(states []fetcher.PartitionState
 		}
 		tp := s.TopicPartition
 		if n := len(req.Topics); n == 0 || req.Topics[n-1].Topic != tp.Topic {
-			req.Topics = append(req.Topics, protocol.FetchRequestTopics{Topic: tp.Topic})
+			req.Topics = append(req.Topics, protocol.FetchRequestTopic{Topic: tp.Topic})
 		}
 		last := &req.Topics[len(req.Topics)-1]
-		last.Partitions = append(last.Partitions, protocol.FetchRequestPartitions{Partition: tp.Partition,
+		last.Partitions = append(last.Partitions, protocol.FetchRequestTopicPartition{Partition: tp.Partition,
 			FetchOffset: s.State.Offset, MaxBytes: t.fetchSize})
 		offsets[tp] = s.State.Offset
 	}
@@ -311,7 +311,7 @@ func (t *ReplicaFetcherThread) HandleOffsetOutOfRange(tp common.TopicPartition) 
 // earliestOrLatestOffset asks the leader (ListOffsets as this replica) for its log start or end.
 func (t *ReplicaFetcherThread) earliestOrLatestOffset(ctx context.Context, tp common.TopicPartition, ts int64) (int64, error) {
 	req := &protocol.ListOffsetRequest{Version: t.listOffsetsVersion, ReplicaID: t.replicaID,
-		Topics: []protocol.ListOffsetRequestTopics{{Topic: tp.Topic, Partitions: []protocol.ListOffsetRequestPartitions{
+		Topics: []protocol.ListOffsetRequestTopic{{Topic: tp.Topic, Partitions: []protocol.ListOffsetRequestTopicPartition{
 			{Partition: tp.Partition, Timestamp: ts, MaxNumOffsets: 1}}}}}
 	resp := &protocol.ListOffsetResponse{Version: req.Version}
 	if err := t.send.sendRequest(ctx, req, resp); err != nil {

@@ -129,11 +129,11 @@ func NewReplicaManager(c ReplicaManagerConfig) (*ReplicaManager, error) {
 	}
 	if rm.delayedProducePurgatory == nil {
 		rm.delayedProducePurgatory = purgatory.NewDelayedOperationPurgatory[*DelayedProduce]("Produce", id,
-			int(c.Config.GetInt("producer.purgatory.purge.interval.requests")), c.Time, c.Logger)
+			int(c.Config.ProducerPurgatoryPurgeIntervalRequests), c.Time, c.Logger)
 	}
 	if rm.delayedFetchPurgatory == nil {
 		rm.delayedFetchPurgatory = purgatory.NewDelayedOperationPurgatory[*DelayedFetch]("Fetch", id,
-			int(c.Config.GetInt("fetch.purgatory.purge.interval.requests")), c.Time, c.Logger)
+			int(c.Config.FetchPurgatoryPurgeIntervalRequests), c.Time, c.Logger)
 	}
 	rm.replication = newReplicaManagerReplication(rm, c.MetadataCache, c.Exit)
 	rm.registerMetrics(c.Metrics)
@@ -287,7 +287,7 @@ func (rm *ReplicaManager) startHighWaterMarksCheckPointThread() {
 	if rm.scheduler == nil {
 		return
 	}
-	period := msDuration(rm.config.GetLong("replica.high.watermark.checkpoint.interval.ms"))
+	period := msDuration(rm.config.ReplicaHighWatermarkCheckpointIntervalMs)
 	rm.scheduler.Schedule("highwatermark-checkpoint", func() {
 		if err := rm.CheckpointHighWatermarks(); err != nil {
 			rm.logger.WithError(err).Error("Error while writing to highwatermark file")

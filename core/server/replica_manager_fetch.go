@@ -118,7 +118,6 @@ func (rm *ReplicaManager) read(fi PartitionFetchInfo, limitBytes int64, minOneMe
 		adjusted := min(int64(fi.MaxBytes), limitBytes)
 		fetch, err := replica.Log.Read(fi.Offset, int(adjusted), maxOffset, minOneMessage)
 		if err != nil {
-			err = cluster.ToKafkaError(err)
 			if protocol.CodeOf(err) == protocol.ErrUnknown.Code {
 				rm.logger.WithError(err).Errorf("Error processing fetch operation on partition %s, offset %d", tp, fi.Offset)
 			}
@@ -165,6 +164,5 @@ func (rm *ReplicaManager) FetchOffsetForTimestamp(tp common.TopicPartition, time
 	if l == nil {
 		return log.TimestampOffset{}, false, protocol.Errorf(protocol.ErrUnknownTopicOrPartition, "Partition %s is not found on broker %d", tp, rm.localBrokerID)
 	}
-	to, ok, err := l.FetchOffsetsByTimestamp(timestamp)
-	return to, ok, cluster.ToKafkaError(err)
+	return l.FetchOffsetsByTimestamp(timestamp)
 }

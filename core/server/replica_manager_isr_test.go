@@ -28,8 +28,8 @@ func TestIsrExpirationTask(t *testing.T) {
 	tp := tpOf("t", 0)
 	p := e.rm.GetPartition(tp)
 	// Follower 1 fetches once, caught up, then stops.
-	e.handle(&protocol.FetchRequest{Version: 3, ReplicaID: 1, MaxBytes: 1 << 20, Topics: []protocol.FetchRequestTopics{
-		{Topic: "t", Partitions: []protocol.FetchRequestPartitions{{Partition: 0, FetchOffset: 0, MaxBytes: 1 << 20}}}}}, "replica")
+	e.handle(&protocol.FetchRequest{Version: 3, ReplicaID: 1, MaxBytes: 1 << 20, Topics: []protocol.FetchRequestTopic{
+		{Topic: "t", Partitions: []protocol.FetchRequestTopicPartition{{Partition: 0, FetchOffset: 0, MaxBytes: 1 << 20}}}}}, "replica")
 	e.ch.take(t)
 	e.clock.Advance(50 * time.Millisecond)
 	e.sched.Tick()
@@ -127,12 +127,12 @@ func TestClearPurgatoryOnBecomingFollower(t *testing.T) {
 	}
 	// Broker 1 becomes leader: UpdateMetadata names it alive, then LeaderAndIsr.
 	e.handle(&protocol.UpdateMetadataRequest{Version: 3, ControllerID: 0, ControllerEpoch: 1,
-		LiveBrokers: []protocol.UpdateMetadataRequestLiveBrokers{
-			{ID: 0, EndPoints: []protocol.UpdateMetadataRequestEndPoints{{Port: 9092, Host: "h0", ListenerName: "PLAINTEXT"}}},
-			{ID: 1, EndPoints: []protocol.UpdateMetadataRequestEndPoints{{Port: 1, Host: "127.0.0.1", ListenerName: "PLAINTEXT"}}}}}, "c")
+		LiveBrokers: []protocol.UpdateMetadataRequestLiveBroker{
+			{ID: 0, EndPoints: []protocol.UpdateMetadataRequestLiveBrokerEndPoint{{Port: 9092, Host: "h0", ListenerName: "PLAINTEXT"}}},
+			{ID: 1, EndPoints: []protocol.UpdateMetadataRequestLiveBrokerEndPoint{{Port: 1, Host: "127.0.0.1", ListenerName: "PLAINTEXT"}}}}}, "c")
 	e.ch.take(t)
 	e.handle(&protocol.LeaderAndIsrRequest{ControllerID: 0, ControllerEpoch: 1,
-		PartitionStates: []protocol.LeaderAndIsrRequestPartitionStates{{Topic: "t", Partition: 0, ControllerEpoch: 1,
+		PartitionStates: []protocol.LeaderAndIsrRequestPartitionState{{Topic: "t", Partition: 0, ControllerEpoch: 1,
 			Leader: 1, LeaderEpoch: 1, Isr: []int32{1, 0}, Replicas: []int32{0, 1}}}}, "c")
 	var sawProduce, sawLeaderAndIsr bool
 	for i := 0; i < 2; i++ {

@@ -42,7 +42,7 @@ func (rm *ReplicaManager) BecomeLeaderOrFollower(correlationID int32, req *proto
 	rm.controllerEpoch = req.ControllerEpoch
 	type pstate struct {
 		p *cluster.Partition
-		s protocol.LeaderAndIsrRequestPartitionStates
+		s protocol.LeaderAndIsrRequestPartitionState
 	}
 	var toLead, toFollow []pstate
 	for _, s := range req.PartitionStates {
@@ -83,7 +83,7 @@ func (rm *ReplicaManager) BecomeLeaderOrFollower(correlationID int32, req *proto
 		if err != nil {
 			rm.stateChange.WithError(err).Errorf("Error on broker %d while processing LeaderAndIsr request correlationId %d received from controller %d epoch %d for partition %s",
 				rm.localBrokerID, correlationID, req.ControllerID, req.ControllerEpoch, tp)
-			return BecomeLeaderOrFollowerResult{}, cluster.ToKafkaError(err)
+			return BecomeLeaderOrFollowerResult{}, err
 		}
 		if isNew {
 			leaders = append(leaders, ps.p)
@@ -103,7 +103,7 @@ func (rm *ReplicaManager) BecomeLeaderOrFollower(correlationID int32, req *proto
 		var err error
 		followers, err = rm.replication.makeFollowers(req.ControllerID, req.ControllerEpoch, transitions, correlationID, responseMap)
 		if err != nil {
-			return BecomeLeaderOrFollowerResult{}, cluster.ToKafkaError(err)
+			return BecomeLeaderOrFollowerResult{}, err
 		}
 	}
 	if !rm.hwThreadInitialized {

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"errors"
 	"strconv"
 	"time"
 
@@ -165,7 +164,7 @@ func (rm *ReplicaManager) removePartitionMetrics(tp common.TopicPartition) {
 // Only an oversized message counts (MESSAGE_TOO_LARGE), as in Kafka; a message set larger than a
 // segment (RECORD_LIST_TOO_LARGE) does not.
 func (rm *ReplicaManager) markBytesRejected(topic string, records *record.MemoryRecords, err error) {
-	if records == nil || !(errors.Is(err, record.ErrRecordTooLarge) || protocol.CodeOf(err) == protocol.ErrMessageTooLarge.Code) {
+	if records == nil || protocol.CodeOf(err) != protocol.ErrMessageTooLarge.Code {
 		return
 	}
 	n := int64(records.SizeInBytes())

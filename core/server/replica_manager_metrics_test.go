@@ -56,8 +56,8 @@ func TestReplicaManagerMetrics(t *testing.T) {
 	}
 	followerFetch := func() {
 		t.Helper()
-		e.handle(&protocol.FetchRequest{Version: 3, ReplicaID: 1, MaxBytes: 1 << 20, Topics: []protocol.FetchRequestTopics{
-			{Topic: "t", Partitions: []protocol.FetchRequestPartitions{{Partition: 0, MaxBytes: 1 << 20}, {Partition: 1, MaxBytes: 1 << 20}}}}}, "replica")
+		e.handle(&protocol.FetchRequest{Version: 3, ReplicaID: 1, MaxBytes: 1 << 20, Topics: []protocol.FetchRequestTopic{
+			{Topic: "t", Partitions: []protocol.FetchRequestTopicPartition{{Partition: 0, MaxBytes: 1 << 20}, {Partition: 1, MaxBytes: 1 << 20}}}}}, "replica")
 		e.ch.take(t)
 	}
 	// Follower 1 fetches once, then stops: both partitions shrink their ISR to [0].
@@ -101,7 +101,7 @@ func TestReplicaManagerMetrics(t *testing.T) {
 	stop := func(p int32) {
 		t.Helper()
 		e.handle(&protocol.StopReplicaRequest{ControllerID: 0, ControllerEpoch: 1, DeletePartitions: true,
-			Partitions: []protocol.StopReplicaRequestPartitions{{Topic: "t", Partition: p}}}, "c")
+			Partitions: []protocol.StopReplicaRequestPartition{{Topic: "t", Partition: p}}}, "c")
 		e.ch.take(t)
 	}
 	stop(0)
@@ -138,8 +138,8 @@ func TestDelayedOperationExpiryMetrics(t *testing.T) {
 		}
 	}
 	// Follower 1 joins the ISR: acks=-1 now waits for it, and it never fetches again.
-	e.handle(&protocol.FetchRequest{Version: 3, ReplicaID: 1, MaxBytes: 1 << 20, Topics: []protocol.FetchRequestTopics{
-		{Topic: "t", Partitions: []protocol.FetchRequestPartitions{{Partition: 0, MaxBytes: 1 << 20}}}}}, "replica")
+	e.handle(&protocol.FetchRequest{Version: 3, ReplicaID: 1, MaxBytes: 1 << 20, Topics: []protocol.FetchRequestTopic{
+		{Topic: "t", Partitions: []protocol.FetchRequestTopicPartition{{Partition: 0, MaxBytes: 1 << 20}}}}}, "replica")
 	e.ch.take(t)
 	if v, _ := partGauge("UnderReplicated"); v != 0 {
 		t.Errorf("UnderReplicated %v with the follower in the ISR", v)
@@ -167,7 +167,7 @@ func TestDelayedOperationExpiryMetrics(t *testing.T) {
 	}
 
 	e.handle(&protocol.StopReplicaRequest{ControllerID: 0, ControllerEpoch: 1, DeletePartitions: true,
-		Partitions: []protocol.StopReplicaRequestPartitions{{Topic: "t", Partition: 0}}}, "c")
+		Partitions: []protocol.StopReplicaRequestPartition{{Topic: "t", Partition: 0}}}, "c")
 	e.ch.take(t)
 	for _, name := range partitionMetricNames {
 		if _, ok := partGauge(name); ok {

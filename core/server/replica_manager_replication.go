@@ -79,7 +79,7 @@ func (r *replicaManagerReplication) shutdown() { r.replicaFetcherManager.Shutdow
 // follower is dropped between 1x and 1.5x that lag) and the ISR-change propagation.
 func (r *replicaManagerReplication) startReplicationTasks() {
 	rm := r.rm
-	lag := rm.config.GetLong("replica.lag.time.max.ms")
+	lag := rm.config.ReplicaLagTimeMaxMs
 	rm.scheduler.Schedule("isr-expiration", r.maybeShrinkIsr, 0, time.Duration(lag/2)*time.Millisecond)
 	rm.scheduler.Schedule("isr-change-propagation", r.maybePropagateIsrChanges, 0, isrChangePropagationPeriod)
 }
@@ -90,7 +90,7 @@ func (r *replicaManagerReplication) startReplicationTasks() {
 func (r *replicaManagerReplication) maybeShrinkIsr() {
 	rm := r.rm
 	rm.logger.Trace("Evaluating ISR list of partitions to see which replicas can be removed from the ISR")
-	lag := rm.config.GetLong("replica.lag.time.max.ms")
+	lag := rm.config.ReplicaLagTimeMaxMs
 	for _, p := range rm.partitions() {
 		if err := p.MaybeShrinkIsr(lag); err != nil {
 			rm.logger.WithError(err).Errorf("Error shrinking the ISR of partition %s", p.TopicPartition())
@@ -132,7 +132,7 @@ func (r *replicaManagerReplication) maybePropagateIsrChanges() {
 // follower.
 type followerTransition struct {
 	partition *cluster.Partition
-	state     protocol.LeaderAndIsrRequestPartitionStates
+	state     protocol.LeaderAndIsrRequestPartitionState
 }
 
 // makeFollowers makes this broker follow the new leaders:

@@ -47,12 +47,12 @@ func TestStopReplicaDelete(t *testing.T) {
 	e.lead(t, "t", 2, []int32{0})
 	dir := e.rm.GetPartition(tpOf("t", 0)).LocalReplica().Log.Dir()
 	e.handle(&protocol.StopReplicaRequest{ControllerID: 0, ControllerEpoch: 1, DeletePartitions: false,
-		Partitions: []protocol.StopReplicaRequestPartitions{{Topic: "t", Partition: 1}}}, "c")
+		Partitions: []protocol.StopReplicaRequestPartition{{Topic: "t", Partition: 1}}}, "c")
 	if r := decode(t, e.ch.take(t), protocol.StopReplica, 0).(*protocol.StopReplicaResponse); r.ErrorCode != 0 || e.rm.GetPartition(tpOf("t", 1)) == nil {
 		t.Fatalf("stop without delete %+v", r)
 	}
 	e.handle(&protocol.StopReplicaRequest{ControllerID: 0, ControllerEpoch: 1, DeletePartitions: true,
-		Partitions: []protocol.StopReplicaRequestPartitions{{Topic: "t", Partition: 0}}}, "c")
+		Partitions: []protocol.StopReplicaRequestPartition{{Topic: "t", Partition: 0}}}, "c")
 	r := decode(t, e.ch.take(t), protocol.StopReplica, 0).(*protocol.StopReplicaResponse)
 	if r.ErrorCode != 0 || len(r.Partitions) != 1 || r.Partitions[0].ErrorCode != 0 {
 		t.Fatalf("stop with delete %+v", r)

@@ -7,6 +7,7 @@ import (
 	"github.com/zkafka/zkafka/clients/common"
 	"github.com/zkafka/zkafka/core/admin"
 	"github.com/zkafka/zkafka/core/controller"
+	"github.com/zkafka/zkafka/zk/zktest"
 )
 
 // TestReplicationWithRealController runs the brokers' replication under core/controller
@@ -63,12 +64,12 @@ func TestReplicationWithRealController(t *testing.T) {
 	acked := map[common.TopicPartition]int64{}
 	for p := int32(0); p < 8; p++ {
 		tp := tpOf(topic, p)
-		eventually(t, 10*time.Second, "a leader for "+tp.String(), func() bool { return leaderOf(tp) >= 0 })
+		zktest.WaitUntilTrue(t, func() bool { return leaderOf(tp) >= 0 }, "a leader for "+tp.String(), 10*time.Second)
 		leader := leaderOf(tp)
-		eventually(t, 5*time.Second, "acks=-1 produce to "+tp.String(), func() bool {
+		zktest.WaitUntilTrue(t, func() bool {
 			code, _ := c.produce(leader, tp, -1, 10)
 			return code == 0
-		})
+		}, "acks=-1 produce to "+tp.String(), 5*time.Second)
 		acked[tp] = 10
 		for id := range c.servers {
 			if leo, _ := c.replica(int32(id), tp); leo < 10 {
@@ -83,23 +84,23 @@ func TestReplicationWithRealController(t *testing.T) {
 	stopBroker(old)
 	start := time.Now()
 	var leader int32
-	eventually(t, 20*time.Second, "a new leader for T-0", func() bool { leader = leaderOf(tp); return leader >= 0 })
+	zktest.WaitUntilTrue(t, func() bool { leader = leaderOf(tp); return leader >= 0 }, "a new leader for T-0", 20*time.Second)
 	t.Logf("new leader %d for %s %s after broker %d stopped", leader, tp, time.Since(start), old)
 	if leo, _ := c.replica(leader, tp); leo < acked[tp] {
 		t.Fatalf("new leader's LEO %d below the acknowledged %d", leo, acked[tp])
 	}
-	eventually(t, 5*time.Second, "acks=-1 produce to the new leader", func() bool {
+	zktest.WaitUntilTrue(t, func() bool {
 		code, _ := c.produce(leader, tp, -1, 10)
 		return code == 0
-	})
+	}, "acks=-1 produce to the new leader", 5*time.Second)
 
 	// The old leader comes back as a follower and rejoins the ISR.
 	c.start(old)
 	startCtl(old)
-	eventually(t, 20*time.Second, "broker back in the ISR of T-0", func() bool { return len(c.zkIsr(tp)) == 3 })
-	eventually(t, 5*time.Second, "restarted broker caught up", func() bool {
+	zktest.WaitUntilTrue(t, func() bool { return len(c.zkIsr(tp)) == 3 }, "broker back in the ISR of T-0", 20*time.Second)
+	zktest.WaitUntilTrue(t, func() bool {
 		l, _ := c.replica(leader, tp)
 		f, _ := c.replica(old, tp)
 		return f == l
-	})
+	}, "restarted broker caught up", 5*time.Second)
 }

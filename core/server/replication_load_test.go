@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/IBM/sarama"
+
+	"github.com/zkafka/zkafka/zk/zktest"
 )
 
 // TestFollowerCatchesUpUnderSaramaLoad: sarama produces as fast as it can with acks=1 to a
@@ -84,10 +86,10 @@ func TestFollowerCatchesUpUnderSaramaLoad(t *testing.T) {
 	sent, maxLag := run(sarama.WaitForLocal, time.Second)
 	stopped := time.Now()
 	leo0, _ := c.replica(0, tp)
-	eventually(t, 500*time.Millisecond, "follower at the leader's LEO after the load", func() bool {
+	zktest.WaitUntilTrue(t, func() bool {
 		leo1, _ := c.replica(1, tp)
 		return leo1 == leo0
-	})
+	}, "follower at the leader's LEO after the load", 500*time.Millisecond)
 	t.Logf("acks=1: %d messages in %s (%.0f msg/s); follower lag at most %d messages; caught up %s after the last ack",
 		sent, stopped.Sub(start), float64(sent)/stopped.Sub(start).Seconds(), maxLag, time.Since(stopped))
 

@@ -135,11 +135,11 @@ func (c *replicationCluster) updateMetadata(states []partitionState, to ...int32
 	c.t.Helper()
 	ur := &protocol.UpdateMetadataRequest{Version: 3, ControllerID: 0, ControllerEpoch: c.epoch}
 	for _, id := range c.live() {
-		ur.LiveBrokers = append(ur.LiveBrokers, protocol.UpdateMetadataRequestLiveBrokers{ID: id,
-			EndPoints: []protocol.UpdateMetadataRequestEndPoints{{Port: c.ports[id], Host: "127.0.0.1", ListenerName: "PLAINTEXT"}}})
+		ur.LiveBrokers = append(ur.LiveBrokers, protocol.UpdateMetadataRequestLiveBroker{ID: id,
+			EndPoints: []protocol.UpdateMetadataRequestLiveBrokerEndPoint{{Port: c.ports[id], Host: "127.0.0.1", ListenerName: "PLAINTEXT"}}})
 	}
 	for _, s := range states {
-		ur.PartitionStates = append(ur.PartitionStates, protocol.UpdateMetadataRequestPartitionStates{Topic: s.topic,
+		ur.PartitionStates = append(ur.PartitionStates, protocol.UpdateMetadataRequestPartitionState{Topic: s.topic,
 			Partition: s.partition, ControllerEpoch: c.epoch, Leader: s.leader, LeaderEpoch: s.leaderEpoch, Isr: s.isr,
 			ZkVersion: s.zkVersion, Replicas: s.replicas})
 	}
@@ -157,11 +157,11 @@ func (c *replicationCluster) updateMetadata(states []partitionState, to ...int32
 func (c *replicationCluster) leaderAndIsr(s partitionState, to ...int32) {
 	c.t.Helper()
 	lr := &protocol.LeaderAndIsrRequest{Version: 0, ControllerID: 0, ControllerEpoch: c.epoch,
-		PartitionStates: []protocol.LeaderAndIsrRequestPartitionStates{{Topic: s.topic, Partition: s.partition,
+		PartitionStates: []protocol.LeaderAndIsrRequestPartitionState{{Topic: s.topic, Partition: s.partition,
 			ControllerEpoch: c.epoch, Leader: s.leader, LeaderEpoch: s.leaderEpoch, Isr: s.isr, ZkVersion: s.zkVersion,
 			Replicas: s.replicas}}}
 	if c.servers[s.leader] != nil {
-		lr.LiveLeaders = []protocol.LeaderAndIsrRequestLiveLeaders{{ID: s.leader, Host: "127.0.0.1", Port: c.ports[s.leader]}}
+		lr.LiveLeaders = []protocol.LeaderAndIsrRequestLiveLeader{{ID: s.leader, Host: "127.0.0.1", Port: c.ports[s.leader]}}
 	}
 	if len(to) == 0 {
 		for _, id := range s.replicas {
@@ -206,8 +206,8 @@ func (c *replicationCluster) produce(leader int32, tp common.TopicPartition, ack
 			c.t.Fatal(err)
 		}
 	}
-	req := &protocol.ProduceRequest{Version: 2, Acks: acks, Timeout: 5000, TopicData: []protocol.ProduceRequestTopicData{
-		{Topic: tp.Topic, Data: []protocol.ProduceRequestData{{Partition: tp.Partition, RecordSet: b.Build()}}}}}
+	req := &protocol.ProduceRequest{Version: 2, Acks: acks, Timeout: 5000, TopicData: []protocol.ProduceRequestTopic{
+		{Topic: tp.Topic, Data: []protocol.ProduceRequestTopicPartition{{Partition: tp.Partition, RecordSet: b.Build()}}}}}
 	cl := c.prod[leader]
 	if cl == nil {
 		cl = dialRaw(c.t, c.ports[leader])
@@ -216,17 +216,6 @@ func (c *replicationCluster) produce(leader int32, tp common.TopicPartition, ack
 	resp := cl.roundTrip(c.t, req).(*protocol.ProduceResponse)
 	pr := resp.Responses[0].PartitionResponses[0]
 	return pr.ErrorCode, pr.BaseOffset
-}
-
-func eventually(t testing.TB, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", timeout, what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
 }
 
 func (c *replicationCluster) zkIsr(tp common.TopicPartition) []int32 {
@@ -259,19 +248,19 @@ func TestReplicationHighWatermarkAndMinInsyncReplicas(t *testing.T) {
 	if _, hw := c.replica(0, tp); hw != 100 {
 		t.Fatalf("leader HW %d after acks=-1, want 100", hw)
 	}
-	eventually(t, 5*time.Second, "followers' LEO and HW at 100", func() bool {
+	zktest.WaitUntilTrue(t, func() bool {
 		for _, id := range []int32{1, 2} {
 			if leo, hw := c.replica(id, tp); leo != 100 || hw != 100 {
 				return false
 			}
 		}
 		return true
-	})
+	}, "followers' LEO and HW at 100", 5*time.Second)
 
 	// Follower 2 stops fetching (its fetchers go): out of the ISR after the lag.
 	c.repl[2].replicaFetcherManager.CloseAllFetchers()
 	stopped := time.Now()
-	eventually(t, 5*time.Second, "ISR [0 1] in ZooKeeper", func() bool { return slices.Equal(c.zkIsr(tp), []int32{0, 1}) })
+	zktest.WaitUntilTrue(t, func() bool { return slices.Equal(c.zkIsr(tp), []int32{0, 1}) }, "ISR [0 1] in ZooKeeper", 5*time.Second)
 	t.Logf("stuck follower dropped from the ISR after %s (replica.lag.time.max.ms=1000)", time.Since(stopped))
 	if isr := c.servers[0].ReplicaManager().GetPartition(tp).InSyncReplicas(); !slices.Equal(isr, []int32{0, 1}) {
 		t.Fatalf("leader's ISR %v", isr)
@@ -285,7 +274,7 @@ func TestReplicationHighWatermarkAndMinInsyncReplicas(t *testing.T) {
 
 	// Follower 1 stops too: below min.insync.replicas, acks=-1 fails before the append; acks=1 still works.
 	c.repl[1].replicaFetcherManager.CloseAllFetchers()
-	eventually(t, 5*time.Second, "ISR [0] in ZooKeeper", func() bool { return slices.Equal(c.zkIsr(tp), []int32{0}) })
+	zktest.WaitUntilTrue(t, func() bool { return slices.Equal(c.zkIsr(tp), []int32{0}) }, "ISR [0] in ZooKeeper", 5*time.Second)
 	leoBefore, _ := c.replica(0, tp)
 	if code, _ := c.produce(0, tp, -1, 10); code != protocol.ErrNotEnoughReplicas.Code {
 		t.Fatalf("acks=-1 with ISR [0]: error %d, want NOT_ENOUGH_REPLICAS", code)
@@ -304,7 +293,7 @@ func TestReplicationHighWatermarkAndMinInsyncReplicas(t *testing.T) {
 	c.updateMetadata([]partitionState{s}, 1)
 	s.leaderEpoch++
 	c.leaderAndIsr(s, 1)
-	eventually(t, 5*time.Second, "follower 1 back in the ISR", func() bool { return slices.Equal(c.zkIsr(tp), []int32{0, 1}) })
+	zktest.WaitUntilTrue(t, func() bool { return slices.Equal(c.zkIsr(tp), []int32{0, 1}) }, "follower 1 back in the ISR", 5*time.Second)
 	if code, _ := c.produce(0, tp, -1, 10); code != 0 {
 		t.Fatalf("acks=-1 after follower 1 rejoined: error %d", code)
 	}
@@ -370,7 +359,7 @@ func TestBecomeFollowerTruncatesToHighWatermark(t *testing.T) {
 	if code, _ := c.produce(0, tp, -1, 3); code != 0 {
 		t.Fatalf("acks=-1 produce to the new leader: %d", code)
 	}
-	eventually(t, 5*time.Second, "follower at LEO 3", func() bool { leo, _ := c.replica(1, tp); return leo == 3 })
+	zktest.WaitUntilTrue(t, func() bool { leo, _ := c.replica(1, tp); return leo == 3 }, "follower at LEO 3", 5*time.Second)
 	if _, hw := c.replica(1, tp); hw > 3 {
 		t.Fatalf("follower HW %d beyond the leader's", hw)
 	}
@@ -389,10 +378,10 @@ func TestHighWatermarkCheckpointWrittenAndUsedAtRestart(t *testing.T) {
 	}
 	cp := filepath.Join(c.dirs[1], "replication-offset-checkpoint")
 	want := "0\n1\nhwp 0 25\n"
-	eventually(t, 5*time.Second, "follower checkpoint with HW 25", func() bool {
+	zktest.WaitUntilTrue(t, func() bool {
 		b, _ := os.ReadFile(cp)
 		return string(b) == want
-	})
+	}, "follower checkpoint with HW 25", 5*time.Second)
 	c.stop(1)
 	if b, _ := os.ReadFile(cp); string(b) != want {
 		t.Fatalf("checkpoint after shutdown %q, want %q", b, want)

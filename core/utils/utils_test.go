@@ -10,6 +10,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/zkafka/zkafka/clients/common"
+	"github.com/zkafka/zkafka/zk/zktest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -55,10 +56,7 @@ func TestKafkaSchedulerPeriodicAndShutdown(t *testing.T) {
 	s.Schedule("once", func() { once.Add(1) }, 0, 0)
 	s.Schedule("periodic", func() { periodic.Add(1) }, time.Millisecond, time.Millisecond)
 	s.Schedule("panics", func() { panic("boom") }, 0, 0)
-	deadline := time.Now().Add(5 * time.Second)
-	for (periodic.Load() < 3 || once.Load() < 1) && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond)
-	}
+	zktest.PollUntil(func() bool { return periodic.Load() >= 3 && once.Load() >= 1 }, 5*time.Second)
 	s.Shutdown()
 	if once.Load() != 1 || periodic.Load() < 3 {
 		t.Fatalf("once=%d periodic=%d", once.Load(), periodic.Load())

@@ -119,7 +119,7 @@ func FindAllBrokers(bootstrap []string) ([]Node, error) {
 // GetApiVersions asks one broker for its supported versions (ApiVersions v0).
 //
 // Kafka 0.10.2: AdminClient.getApiVersions.
-func GetApiVersions(n Node) ([]protocol.ApiVersionsResponseApiVersions, error) {
+func GetApiVersions(n Node) ([]protocol.ApiVersionsResponseApiKey, error) {
 	c, err := connect(n.addr(), clientID, requestTimeout)
 	if err != nil {
 		return nil, err
@@ -141,7 +141,7 @@ func GetApiVersions(n Node) ([]protocol.ApiVersionsResponseApiVersions, error) {
 // the broker lacks.
 //
 // Kafka 0.10.2: org.apache.kafka.clients.NodeApiVersions.toString(lineBreaks).
-func NodeApiVersionsString(versions []protocol.ApiVersionsResponseApiVersions, lineBreaks bool) string {
+func NodeApiVersionsString(versions []protocol.ApiVersionsResponseApiKey, lineBreaks bool) string {
 	text := map[int16]string{}
 	for _, v := range versions {
 		text[v.ApiKey] = apiVersionToText(v)
@@ -166,7 +166,7 @@ func NodeApiVersionsString(versions []protocol.ApiVersionsResponseApiVersions, l
 	return "(" + strings.Join(parts, ", ") + ")"
 }
 
-func apiVersionToText(v protocol.ApiVersionsResponseApiVersions) string {
+func apiVersionToText(v protocol.ApiVersionsResponseApiKey) string {
 	var b strings.Builder
 	key := protocol.ApiKeys(v.ApiKey)
 	if key.IsValid() {

@@ -22,13 +22,13 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // 0.10.2 broker's table.
 type fakeBroker struct {
 	ln      net.Listener
-	brokers func(self int32) []protocol.MetadataResponseBrokers
+	brokers func(self int32) []protocol.MetadataResponseBroker
 	wg      sync.WaitGroup
 	mu      sync.Mutex
 	conns   []net.Conn
 }
 
-func startFakeBroker(t *testing.T, brokers func(port int32) []protocol.MetadataResponseBrokers) *fakeBroker {
+func startFakeBroker(t *testing.T, brokers func(port int32) []protocol.MetadataResponseBroker) *fakeBroker {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -112,7 +112,7 @@ func deadPort(t *testing.T) int32 {
 	return int32(p)
 }
 
-// The 0.10.2 broker's table as printed by the 0.10.2 tool (tools.md §19).
+// The 0.10.2 broker's table (docs/formats.md §2.3) as printed by the 0.10.2 tool.
 const versions0102 = `(
 	Produce(0): 0 to 2 [usable: 2],
 	Fetch(1): 0 to 3 [usable: 3],
@@ -140,8 +140,8 @@ const versions0102 = `(
 func TestBrokerApiVersionsGolden(t *testing.T) {
 	dead := deadPort(t)
 	rack := "r1"
-	f := startFakeBroker(t, func(self int32) []protocol.MetadataResponseBrokers {
-		return []protocol.MetadataResponseBrokers{
+	f := startFakeBroker(t, func(self int32) []protocol.MetadataResponseBroker {
+		return []protocol.MetadataResponseBroker{
 			{NodeID: 0, Host: "127.0.0.1", Port: self},
 			{NodeID: 1, Host: "127.0.0.1", Port: dead, Rack: &rack},
 		}
@@ -160,7 +160,7 @@ func TestBrokerApiVersionsGolden(t *testing.T) {
 }
 
 func TestNodeApiVersionsString(t *testing.T) {
-	got := NodeApiVersionsString([]protocol.ApiVersionsResponseApiVersions{
+	got := NodeApiVersionsString([]protocol.ApiVersionsResponseApiKey{
 		{ApiKey: 0, MinVersion: 0, MaxVersion: 5}, // newer broker: use our latest (2)
 		{ApiKey: 1, MinVersion: 4, MaxVersion: 6}, // too new
 		{ApiKey: 7, MinVersion: 0, MaxVersion: 0}, // too old (we need v1)

@@ -8,7 +8,7 @@
 // parts of kafka.admin.AdminClient (findAllBrokers, getApiVersions) and
 // org.apache.kafka.clients.NodeApiVersions it uses.
 //
-// Bookmap: shared/spec/tools.md §19.
+// Bookmap: docs/bookmap.md (001 ch.5); the advertised table is docs/formats.md §2.3.
 //
 // The client side is one blocking connection per broker (request, then
 // response), the way AdminClient drives its NetworkClient synchronously; it

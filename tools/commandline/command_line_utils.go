@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// Exit codes of Kafka's tools (tools.md §1).
+// Exit codes of Kafka's tools (CommandLineUtils.printUsageAndDie and the tools' main methods).
 const (
 	// ExitOK is a normal exit.
 	ExitOK = 0

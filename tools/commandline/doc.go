@@ -8,7 +8,7 @@
 // Kafka 0.10.2: kafka.utils.CommandLineUtils (core/src/main/scala/kafka/utils/CommandLineUtils.scala)
 // and the part of joptsimple.OptionParser the tools rely on.
 //
-// Bookmap: shared/spec/tools.md §1 (common behaviour, messages, exit codes).
+// Bookmap: docs/bookmap.md (001 ch.5, what every tool shares: messages and exit codes).
 //
 // # Go differences
 //

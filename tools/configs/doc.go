@@ -5,7 +5,8 @@
 //
 // Kafka 0.10.2: kafka.admin.ConfigCommand (core/src/main/scala/kafka/admin/ConfigCommand.scala)
 //
-// Bookmap: shared/spec/tools.md §8; zookeeper.md §3.11, §3.12.
+// Bookmap: docs/bookmap.md (001 ch.5); the config and change-notification znodes are in
+// docs/formats.md §1.2.
 //
 // Argument validation failures are uncaught IllegalArgumentExceptions in
 // Kafka: the JVM prints them and exits 1. Failures while altering or

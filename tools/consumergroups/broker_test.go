@@ -97,7 +97,7 @@ func TestDescribeAgainstBroker(t *testing.T) {
 	for {
 		resp := &protocol.OffsetCommitResponse{Version: 2}
 		req := &protocol.OffsetCommitRequest{Version: 2, GroupID: "kg", GroupGenerationID: -1, RetentionTime: -1,
-			Topics: []protocol.OffsetCommitRequestTopics{{Topic: "t", Partitions: []protocol.OffsetCommitRequestPartitions{{Partition: 0, Offset: 2}, {Partition: 1, Offset: 5}}}}}
+			Topics: []protocol.OffsetCommitRequestTopic{{Topic: "t", Partitions: []protocol.OffsetCommitRequestTopicPartition{{Partition: 0, Offset: 2}, {Partition: 1, Offset: 5}}}}}
 		if err := c.Send(req, resp); err != nil {
 			t.Fatal(err)
 		}

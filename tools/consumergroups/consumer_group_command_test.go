@@ -63,7 +63,7 @@ func newZkGroups(t *testing.T) *zkGroups {
 		t.Fatal(err)
 	}
 	g := &zkGroups{t: t, connect: connect, zk: z}
-	ep := zkutils.RegisteredEndPoint{ListenerName: "PLAINTEXT", SecurityProtocol: "PLAINTEXT", Host: "localhost", Port: 9093}
+	ep := zkutils.RegisteredEndPoint{ListenerName: "PLAINTEXT", SecurityProtocol: common.PLAINTEXT, Host: "localhost", Port: 9093}
 	if err := z.RegisterBrokerInZk(zkutils.NewBrokerInfo(1, 4, []zkutils.RegisteredEndPoint{ep}, -1, "", 1)); err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@
 // Kafka 0.10.2: kafka.admin.ConsumerGroupCommand (core/src/main/scala/kafka/admin/ConsumerGroupCommand.scala),
 // with the parts of kafka.admin.AdminClient and AdminUtils it uses.
 //
-// Bookmap: shared/spec/tools.md §10 (options, messages, output columns).
+// Bookmap: docs/bookmap.md (001 ch.5, kafka-consumer-groups.sh; 000 ch.5).
 //
 // Output: --describe prints an empty line, then the header and one row per partition with the
 // columns TOPIC, PARTITION, CURRENT-OFFSET, LOG-END-OFFSET, LAG, CONSUMER-ID (and, for the new

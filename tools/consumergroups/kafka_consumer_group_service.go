@@ -118,7 +118,7 @@ func (s *kafkaConsumerGroupService) describeGroup(group string) (string, []row, 
 	if err := roundTrip(coordinator.host, coordinator.port, s.timeout, &protocol.DescribeGroupsRequest{Version: 0, GroupIds: []string{group}}, dresp); err != nil {
 		return "", nil, false, err
 	}
-	var md *protocol.DescribeGroupsResponseGroups
+	var md *protocol.DescribeGroupsResponseGroup
 	for i := range dresp.Groups {
 		if dresp.Groups[i].GroupID == group {
 			md = &dresp.Groups[i]
@@ -216,7 +216,7 @@ func (s *kafkaConsumerGroupService) logEndOffset(tp common.TopicPartition) logEn
 	if err != nil {
 		return logEndOffsetResult{}
 	}
-	brokers := map[int32]protocol.MetadataResponseBrokers{}
+	brokers := map[int32]protocol.MetadataResponseBroker{}
 	for _, b := range md.Brokers {
 		brokers[b.NodeID] = b
 	}

@@ -87,15 +87,15 @@ func TestKafkaDescribeAndList(t *testing.T) {
 		case *protocol.GroupCoordinatorRequest:
 			return &protocol.GroupCoordinatorResponse{Coordinator: protocol.GroupCoordinatorResponseCoordinator{NodeID: 0, Host: b.host, Port: b.port}}
 		case *protocol.MetadataRequest:
-			return &protocol.MetadataResponse{Brokers: []protocol.MetadataResponseBrokers{{NodeID: 0, Host: b.host, Port: b.port}},
-				TopicMetadata: []protocol.MetadataResponseTopicMetadata{
-					{Topic: "t", PartitionMetadata: []protocol.MetadataResponsePartitionMetadata{{PartitionID: 0}, {PartitionID: 1}}},
-					{Topic: "u", PartitionMetadata: []protocol.MetadataResponsePartitionMetadata{{PartitionID: 0}}}}}
+			return &protocol.MetadataResponse{Brokers: []protocol.MetadataResponseBroker{{NodeID: 0, Host: b.host, Port: b.port}},
+				TopicMetadata: []protocol.MetadataResponseTopic{
+					{Topic: "t", PartitionMetadata: []protocol.MetadataResponseTopicPartition{{PartitionID: 0}, {PartitionID: 1}}},
+					{Topic: "u", PartitionMetadata: []protocol.MetadataResponseTopicPartition{{PartitionID: 0}}}}}
 		case *protocol.ListGroupsRequest:
-			return &protocol.ListGroupsResponse{Groups: []protocol.ListGroupsResponseGroups{{GroupID: "cg", ProtocolType: "consumer"}, {GroupID: "connect-x", ProtocolType: "connect"}}}
+			return &protocol.ListGroupsResponse{Groups: []protocol.ListGroupsResponseGroup{{GroupID: "cg", ProtocolType: "consumer"}, {GroupID: "connect-x", ProtocolType: "connect"}}}
 		case *protocol.DescribeGroupsRequest:
-			return &protocol.DescribeGroupsResponse{Groups: []protocol.DescribeGroupsResponseGroups{{GroupID: r.GroupIds[0], State: "Stable",
-				ProtocolType: "consumer", Protocol: "range", Members: []protocol.DescribeGroupsResponseMembers{
+			return &protocol.DescribeGroupsResponse{Groups: []protocol.DescribeGroupsResponseGroup{{GroupID: r.GroupIds[0], State: "Stable",
+				ProtocolType: "consumer", Protocol: "range", Members: []protocol.DescribeGroupsResponseGroupMember{
 					{MemberID: "c2-idle", ClientID: "c2", ClientHost: "/127.0.0.2", MemberAssignment: assignment()},
 					{MemberID: "c1-busy", ClientID: "c1", ClientHost: "/127.0.0.1", MemberAssignment: assignment(
 						common.TopicPartition{Topic: "t", Partition: 1}, common.TopicPartition{Topic: "t", Partition: 0})}}}}}
@@ -104,13 +104,13 @@ func TestKafkaDescribeAndList(t *testing.T) {
 				panic(fmt.Sprintf("unexpected offset fetch %+v", r))
 			}
 			md := ""
-			return &protocol.OffsetFetchResponse{Responses: []protocol.OffsetFetchResponseResponses{
-				{Topic: "t", PartitionResponses: []protocol.OffsetFetchResponsePartitionResponses{{Partition: 0, Offset: 3, Metadata: &md}, {Partition: 1, Offset: 4, Metadata: &md}}},
-				{Topic: "u", PartitionResponses: []protocol.OffsetFetchResponsePartitionResponses{{Partition: 0, Offset: 1, Metadata: &md}}}}}
+			return &protocol.OffsetFetchResponse{Responses: []protocol.OffsetFetchResponseTopic{
+				{Topic: "t", PartitionResponses: []protocol.OffsetFetchResponseTopicPartition{{Partition: 0, Offset: 3, Metadata: &md}, {Partition: 1, Offset: 4, Metadata: &md}}},
+				{Topic: "u", PartitionResponses: []protocol.OffsetFetchResponseTopicPartition{{Partition: 0, Offset: 1, Metadata: &md}}}}}
 		case *protocol.ListOffsetRequest:
 			p := r.Topics[0].Partitions[0]
-			return &protocol.ListOffsetResponse{Responses: []protocol.ListOffsetResponseResponses{{Topic: r.Topics[0].Topic,
-				PartitionResponses: []protocol.ListOffsetResponsePartitionResponses{{Partition: p.Partition, Offsets: []int64{10}}}}}}
+			return &protocol.ListOffsetResponse{Responses: []protocol.ListOffsetResponseTopic{{Topic: r.Topics[0].Topic,
+				PartitionResponses: []protocol.ListOffsetResponseTopicPartition{{Partition: p.Partition, Offsets: []int64{10}}}}}}
 		}
 		panic(fmt.Sprintf("unexpected %T", req))
 	}

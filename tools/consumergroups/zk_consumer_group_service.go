@@ -292,8 +292,8 @@ func (o *realZkBrokerOps) FetchOffsets(group string, tps []common.TopicPartition
 	}
 	req := &protocol.OffsetFetchRequest{Version: 1, GroupID: group}
 	for _, tp := range tps {
-		req.Topics = append(req.Topics, protocol.OffsetFetchRequestTopics{Topic: tp.Topic,
-			Partitions: []protocol.OffsetFetchRequestPartitions{{Partition: tp.Partition}}})
+		req.Topics = append(req.Topics, protocol.OffsetFetchRequestTopic{Topic: tp.Topic,
+			Partitions: []protocol.OffsetFetchRequestTopicPartition{{Partition: tp.Partition}}})
 	}
 	resp := &protocol.OffsetFetchResponse{Version: 1}
 	if err := roundTrip(gcr.Coordinator.Host, gcr.Coordinator.Port, o.timeout, req, resp); err != nil {
@@ -321,8 +321,8 @@ func (o *realZkBrokerOps) LogEndOffset(leader zkutils.BrokerInfo, tp common.Topi
 
 // listOffsetLatest asks a leader for a partition's log end offset (ListOffsets v0).
 func listOffsetLatest(host string, port int32, timeout time.Duration, tp common.TopicPartition) (int64, error) {
-	req := &protocol.ListOffsetRequest{Version: 0, ReplicaID: -1, Topics: []protocol.ListOffsetRequestTopics{{Topic: tp.Topic,
-		Partitions: []protocol.ListOffsetRequestPartitions{{Partition: tp.Partition, Timestamp: -1, MaxNumOffsets: 1}}}}}
+	req := &protocol.ListOffsetRequest{Version: 0, ReplicaID: -1, Topics: []protocol.ListOffsetRequestTopic{{Topic: tp.Topic,
+		Partitions: []protocol.ListOffsetRequestTopicPartition{{Partition: tp.Partition, Timestamp: -1, MaxNumOffsets: 1}}}}}
 	resp := &protocol.ListOffsetResponse{Version: 0}
 	if err := roundTrip(host, port, timeout, req, resp); err != nil {
 		return 0, err

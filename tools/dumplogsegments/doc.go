@@ -9,7 +9,7 @@
 // file), dumping never writes to the segment directory. The index sanity check is the
 // broker's own (core/log OffsetIndex/TimeIndex.SanityCheck).
 //
-// Output (tools.md §17): per file "Dumping <file>"; for a .log "Starting offset: N" and
+// Output (kafka.tools.DumpLogSegments'): per file "Dumping <file>"; for a .log "Starting offset: N" and
 // one line per shallow (or, with --deep-iteration, per inner) message; for indexes one
 // line per entry. The verification summaries Kafka prints to stderr go to Options.Stderr,
 // after all files, in Kafka's order (index mismatches, time-index problems, non-consecutive

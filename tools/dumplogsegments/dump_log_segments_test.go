@@ -19,7 +19,7 @@ var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 // testdataDir is resolved before any test changes the working directory.
 var testdataDir, _ = filepath.Abs("testdata")
 
-// segmentBuilder writes a .log file by hand from the byte layout of storage.md §1-2.
+// segmentBuilder writes a .log file by hand from the byte layout of docs/formats.md §3.
 type segmentBuilder struct {
 	t   *testing.T
 	buf []byte

@@ -89,12 +89,12 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			partitions = append(partitions, int32(n))
 		}
 	}
-	brokersByID := map[int32]protocol.MetadataResponseBrokers{}
+	brokersByID := map[int32]protocol.MetadataResponseBroker{}
 	for _, b := range md.Brokers {
 		brokersByID[b.NodeID] = b
 	}
 	for _, id := range partitions {
-		var pm *protocol.MetadataResponsePartitionMetadata
+		var pm *protocol.MetadataResponseTopicPartition
 		for i := range tm.PartitionMetadata {
 			if tm.PartitionMetadata[i].PartitionID == id {
 				pm = &tm.PartitionMetadata[i]

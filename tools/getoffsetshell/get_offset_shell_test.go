@@ -90,13 +90,13 @@ func (f *fakeBroker) serve(c net.Conn) {
 		var resp protocol.Message
 		switch r := req.(type) {
 		case *protocol.MetadataRequest:
-			m := &protocol.MetadataResponse{Version: h.ApiVersion, Brokers: []protocol.MetadataResponseBrokers{{NodeID: 3, Host: "127.0.0.1", Port: f.port()}}}
+			m := &protocol.MetadataResponse{Version: h.ApiVersion, Brokers: []protocol.MetadataResponseBroker{{NodeID: 3, Host: "127.0.0.1", Port: f.port()}}}
 			for _, topic := range r.Topics {
 				if topic != "foo" {
-					m.TopicMetadata = append(m.TopicMetadata, protocol.MetadataResponseTopicMetadata{TopicErrorCode: 3, Topic: topic})
+					m.TopicMetadata = append(m.TopicMetadata, protocol.MetadataResponseTopic{TopicErrorCode: 3, Topic: topic})
 					continue
 				}
-				m.TopicMetadata = append(m.TopicMetadata, protocol.MetadataResponseTopicMetadata{Topic: "foo", PartitionMetadata: []protocol.MetadataResponsePartitionMetadata{
+				m.TopicMetadata = append(m.TopicMetadata, protocol.MetadataResponseTopic{Topic: "foo", PartitionMetadata: []protocol.MetadataResponseTopicPartition{
 					{PartitionID: 0, Leader: 3, Replicas: []int32{3}, Isr: []int32{3}},
 					{PartitionID: 1, Leader: -1, Replicas: []int32{4}, Isr: []int32{}},
 					{PartitionID: 2, Leader: 3, Replicas: []int32{3}, Isr: []int32{3}},
@@ -106,13 +106,13 @@ func (f *fakeBroker) serve(c net.Conn) {
 		case *protocol.ListOffsetRequest:
 			l := &protocol.ListOffsetResponse{Version: h.ApiVersion}
 			for _, t := range r.Topics {
-				rt := protocol.ListOffsetResponseResponses{Topic: t.Topic}
+				rt := protocol.ListOffsetResponseTopic{Topic: t.Topic}
 				for _, p := range t.Partitions {
 					offsets := []int64{42 + int64(p.Partition), 7}
 					if p.Timestamp == -2 {
 						offsets = []int64{7}
 					}
-					rt.PartitionResponses = append(rt.PartitionResponses, protocol.ListOffsetResponsePartitionResponses{Partition: p.Partition, Offsets: offsets[:min(int(p.MaxNumOffsets), len(offsets))]})
+					rt.PartitionResponses = append(rt.PartitionResponses, protocol.ListOffsetResponseTopicPartition{Partition: p.Partition, Offsets: offsets[:min(int(p.MaxNumOffsets), len(offsets))]})
 				}
 				l.Responses = append(l.Responses, rt)
 			}

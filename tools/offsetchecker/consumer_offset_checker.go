@@ -112,10 +112,10 @@ func (c *checker) run(ctx context.Context, zkConnect string, hasTopics bool, top
 	req := &protocol.OffsetFetchRequest{Version: 2, GroupID: c.group}
 	for _, tp := range tps {
 		if n := len(req.Topics); n == 0 || req.Topics[n-1].Topic != tp.Topic {
-			req.Topics = append(req.Topics, protocol.OffsetFetchRequestTopics{Topic: tp.Topic})
+			req.Topics = append(req.Topics, protocol.OffsetFetchRequestTopic{Topic: tp.Topic})
 		}
 		last := &req.Topics[len(req.Topics)-1]
-		last.Partitions = append(last.Partitions, protocol.OffsetFetchRequestPartitions{Partition: tp.Partition})
+		last.Partitions = append(last.Partitions, protocol.OffsetFetchRequestTopicPartition{Partition: tp.Partition})
 	}
 	resp := &protocol.OffsetFetchResponse{Version: 2}
 	err = channel.SendContext(ctx, req, resp)
@@ -230,7 +230,7 @@ func (c *checker) getConsumer(id int32) *oldconsumer.SimpleConsumer {
 	b, ok, err := c.zk.GetBrokerInfo(id)
 	if err == nil && ok {
 		for _, e := range b.EndPoints {
-			if e.SecurityProtocol == "PLAINTEXT" {
+			if e.SecurityProtocol == common.PLAINTEXT {
 				sc, err := oldconsumer.NewSimpleConsumer(e.Host, e.Port, 10*time.Second, clientID, nil, nil)
 				if err == nil {
 					return sc

@@ -6,7 +6,7 @@
 // Kafka 0.10.2: kafka.admin.PreferredReplicaLeaderElectionCommand
 // (core/src/main/scala/kafka/admin/PreferredReplicaLeaderElectionCommand.scala)
 //
-// Bookmap: shared/spec/tools.md §7; zookeeper.md §3.7.
+// Bookmap: docs/bookmap.md (001 ch.5); the znode it writes is in docs/formats.md §1.2.
 //
 // Kafka prints the partitions as a Scala Set, whose order is insertion order
 // up to four elements and hash order above. Here the order is the file's

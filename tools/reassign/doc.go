@@ -5,13 +5,13 @@
 //
 // Kafka 0.10.2: kafka.admin.ReassignPartitionsCommand (core/src/main/scala/kafka/admin/ReassignPartitionsCommand.scala)
 //
-// Bookmap: shared/spec/tools.md §6 (options, JSON formats, printed output,
-// throttle writes); zookeeper.md §3.6 (/admin/reassign_partitions).
+// Bookmap: docs/bookmap.md (001 ch.5); /admin/reassign_partitions is in
+// docs/formats.md §1.2.
 //
 // # Order of entries
 //
 // Kafka prints and writes several JVM hash maps, so its partition order inside
-// the JSON lines is hash order (tools.md §6.2 says not to rely on it). Here
+// the JSON lines is hash order (nothing may rely on it). Here
 // the printed assignments are sorted by topic and partition, and
 // /admin/reassign_partitions and --verify follow the order of the JSON file,
 // which is also Kafka's order for up to four partitions (a small immutable

@@ -41,7 +41,7 @@ func newCluster(t *testing.T, brokerIDs ...int32) *cluster {
 		t.Fatal(err)
 	}
 	for _, id := range brokerIDs {
-		ep := zkutils.RegisteredEndPoint{ListenerName: "PLAINTEXT", SecurityProtocol: "PLAINTEXT", Host: "localhost", Port: 9000 + id}
+		ep := zkutils.RegisteredEndPoint{ListenerName: "PLAINTEXT", SecurityProtocol: common.PLAINTEXT, Host: "localhost", Port: 9000 + id}
 		if err := z.RegisterBrokerInZk(zkutils.NewBrokerInfo(id, 4, []zkutils.RegisteredEndPoint{ep}, -1, "", 1)); err != nil {
 			t.Fatal(err)
 		}
@@ -166,7 +166,7 @@ func TestExecuteAndVerify(t *testing.T) {
 	}
 }
 
-// TestExecuteWithThrottle follows tools.md §6.6's example and the throttle
+// TestExecuteWithThrottle follows Kafka's --throttle example (ReassignPartitionsCommand) and the throttle
 // removal by --verify.
 func TestExecuteWithThrottle(t *testing.T) {
 	c := newCluster(t, 101, 102, 103)

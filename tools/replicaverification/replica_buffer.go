@@ -117,8 +117,8 @@ func (rb *replicaBuffer) setInitialOffsets(ctx context.Context, leadersPerBroker
 		}
 		req := &protocol.ListOffsetRequest{Version: 0, ReplicaID: oldconsumer.OrdinaryConsumerID}
 		for _, tp := range tps {
-			req.Topics = append(req.Topics, protocol.ListOffsetRequestTopics{Topic: tp.Topic,
-				Partitions: []protocol.ListOffsetRequestPartitions{{Partition: tp.Partition, Timestamp: initialOffsetTime, MaxNumOffsets: 1}}})
+			req.Topics = append(req.Topics, protocol.ListOffsetRequestTopic{Topic: tp.Topic,
+				Partitions: []protocol.ListOffsetRequestTopicPartition{{Partition: tp.Partition, Timestamp: initialOffsetTime, MaxNumOffsets: 1}}})
 		}
 		resp, err := sc.GetOffsetsBefore(ctx, req)
 		sc.Close()

@@ -4,20 +4,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"sort"
 	"strings"
 	"syscall"
-	"time"
-
-	"github.com/sirupsen/logrus"
 
 	kconfig "github.com/zkafka/zkafka/clients/config"
 	"github.com/zkafka/zkafka/core/server"
 	"github.com/zkafka/zkafka/core/server/config"
+	"github.com/zkafka/zkafka/core/utils/log4j"
 )
 
 // Usage is kafka-server-start.sh's usage line.
@@ -38,25 +36,34 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string, st
 	if args[0] == "-daemon" {
 		return daemonize(args[1:], stdout, stderr, getenv)
 	}
-	logger := newLogger(stdout)
+	// Logging is configured first, as log4j is when the JVM starts.
+	repo := configureLogging(stdout, stderr, getenv)
+	defer repo.Close()
+	loggers := repo.Loggers("kafka", "state.change.logger", "kafka.request.logger", "kafka.controller")
+	kafkaLog := loggers["kafka"]
 	props, err := getPropsFromArgs(args, stderr)
 	if err != nil {
 		if !errors.Is(err, errUsagePrinted) {
-			logger.WithField("logger", "kafka.Kafka$").Fatalf("%v", err)
+			kafkaLog.WithField(log4j.LoggerField, "kafka.Kafka$").WithField(log4j.ThrowableField, throwable(err)).Fatal("")
 		}
 		return 1
 	}
 	cfg, err := config.FromProps(props)
 	if err != nil {
-		logger.WithField("logger", "kafka.Kafka$").Errorf("FATAL %v", err)
+		// kafka.Kafka.main: fatal(e) logs no message of its own, then the exception; exit 1.
+		kafkaLog.WithField(log4j.LoggerField, "kafka.Kafka$").WithField(log4j.ThrowableField, throwable(err)).Fatal("")
 		return 1
 	}
-	logger.WithField("logger", "kafka.server.KafkaConfig").Info("KafkaConfig values: \n" + cfg.LogString())
-	base := logrus.NewEntry(logger)
+	cfgLog := kafkaLog.WithField(log4j.LoggerField, "kafka.server.KafkaConfig")
+	cfgLog.Info(cfg.LogString())
+	for _, m := range cfg.UnusedMessages() {
+		cfgLog.Warn(m)
+	}
 	srv := server.NewKafkaServerStartable(cfg, server.Loggers{
-		Server:      base.WithField("logger", "kafka"),
-		StateChange: base.WithField("logger", "state.change.logger"),
-		Request:     base.WithField("logger", "kafka.request.logger"),
+		Server:      kafkaLog,
+		StateChange: loggers["state.change.logger"],
+		Request:     loggers["kafka.request.logger"],
+		Controller:  loggers["kafka.controller"],
 	}, getenv)
 	// The shutdown hook is in place before startup, as in kafka.Kafka: a signal that arrives
 	// while the broker starts shuts it down as soon as it is up.
@@ -76,6 +83,23 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string, st
 }
 
 var errUsagePrinted = errors.New("usage printed")
+
+// throwable renders err as Java's Throwable.toString, "<exception class>: <message>", with the
+// class 0.10.2 throws for it (the stack trace that follows in Kafka's log is not reproduced).
+func throwable(err error) string {
+	var ce *kconfig.ConfigException
+	var iae *config.IllegalArgumentException
+	var pe *fs.PathError
+	switch {
+	case errors.As(err, &ce):
+		return "org.apache.kafka.common.config.ConfigException: " + ce.Msg
+	case errors.As(err, &iae):
+		return "java.lang.IllegalArgumentException: " + iae.Msg
+	case errors.As(err, &pe) && errors.Is(err, fs.ErrNotExist):
+		return "java.io.FileNotFoundException: " + pe.Path + " (No such file or directory)"
+	}
+	return "org.apache.kafka.common.KafkaException: " + err.Error()
+}
 
 // getPropsFromArgs loads the properties file and applies the --override options; any other
 // non-option argument is an error, as in kafka.Kafka.
@@ -128,15 +152,12 @@ func daemonize(args []string, stdout, stderr io.Writer, getenv func(string) stri
 		fmt.Fprintln(stdout, Usage)
 		return 1
 	}
-	logDir := getenv("LOG_DIR")
-	if logDir == "" {
-		logDir = "logs"
-	}
-	if err := os.MkdirAll(logDir, 0o755); err != nil {
+	env, err := log4j.ServerEnvironment(baseDir(), getenv)
+	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1
 	}
-	out, err := os.OpenFile(filepath.Join(logDir, "kafkaServer.out"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	out, err := os.OpenFile(filepath.Join(env.LogDir, "kafkaServer.out"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1
@@ -158,56 +179,25 @@ func daemonize(args []string, stdout, stderr io.Writer, getenv func(string) stri
 	return 0
 }
 
-// newLogger writes log4j's console layout.
-func newLogger(w io.Writer) *logrus.Logger {
-	l := logrus.New()
-	l.SetOutput(w)
-	l.SetLevel(logrus.InfoLevel)
-	l.SetFormatter(log4jFormatter{})
-	l.ExitFunc = func(int) {}
-	return l
+// baseDir is the installation directory of the running binary: the parent of the bin/ directory
+// that holds it (kafka-run-class.sh's base_dir).
+func baseDir() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return "."
+	}
+	if resolved, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = resolved
+	}
+	return filepath.Dir(filepath.Dir(exe))
 }
 
-// log4jFormatter prints "[2017-03-01 10:00:00,123] INFO <ident><message> (<logger>)".
-type log4jFormatter struct{}
-
-func (log4jFormatter) Format(e *logrus.Entry) ([]byte, error) {
-	var b strings.Builder
-	ts := e.Time.Format("2006-01-02 15:04:05.000")
-	b.WriteString("[" + strings.Replace(ts, ".", ",", 1) + "] ")
-	b.WriteString(levelName(e.Level) + " ")
-	if ident, ok := e.Data["ident"].(string); ok {
-		b.WriteString(ident)
+// configureLogging resolves LOG_DIR and KAFKA_LOG4J_OPTS as kafka-server-start.sh and
+// kafka-run-class.sh do and builds the log4j repository (config/log4j.properties by default).
+func configureLogging(stdout, stderr io.Writer, getenv func(string) string) *log4j.Repository {
+	env, err := log4j.ServerEnvironment(baseDir(), getenv)
+	if err != nil {
+		fmt.Fprintf(stderr, "log4j:ERROR could not create the log directory: %v\n", err)
 	}
-	b.WriteString(e.Message)
-	logger, _ := e.Data["logger"].(string)
-	if logger == "" {
-		logger = "kafka"
-	}
-	b.WriteString(" (" + logger + ")")
-	var extra []string
-	for k, v := range e.Data {
-		if k == "logger" || k == "ident" {
-			continue
-		}
-		extra = append(extra, fmt.Sprintf("%s=%v", k, v))
-	}
-	if len(extra) > 0 {
-		sort.Strings(extra)
-		b.WriteString(" " + strings.Join(extra, " "))
-	}
-	b.WriteByte('\n')
-	return []byte(b.String()), nil
+	return log4j.Configure(env, stdout, stderr, nil)
 }
-
-func levelName(l logrus.Level) string {
-	switch l {
-	case logrus.PanicLevel, logrus.FatalLevel:
-		return "FATAL"
-	case logrus.WarnLevel:
-		return "WARN"
-	}
-	return strings.ToUpper(l.String())
-}
-
-var _ = time.Now

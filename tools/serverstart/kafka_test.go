@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -43,6 +44,36 @@ func TestUsage(t *testing.T) {
 	}
 }
 
+// TestBadConfigIsFatal: a value of the wrong type, out of range, or failing a cross-key check
+// stops startup as kafka.Kafka does: a FATAL line without a message, the exception on the next
+// line, exit 1.
+func TestBadConfigIsFatal(t *testing.T) {
+	cases := []struct{ props, exception string }{
+		{"broker.id=abc", "org.apache.kafka.common.config.ConfigException: Invalid value abc for configuration broker.id: Not a number of type INT"},
+		{"num.io.threads=0", "org.apache.kafka.common.config.ConfigException: Invalid value 0 for configuration num.io.threads: Value must be at least 1"},
+		{"log.cleaner.enable=yes", "org.apache.kafka.common.config.ConfigException: Invalid value yes for configuration log.cleaner.enable: Expected value to be either true or false"},
+		{"compression.type=none", "java.lang.IllegalArgumentException: requirement failed: compression.type : none is not valid. Valid options are uncompressed,snappy,lz4,gzip,producer"},
+	}
+	fatal := regexp.MustCompile(`(?m)^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}\] FATAL  \(kafka\.Kafka\$\)\n(.*)\n`)
+	for _, c := range cases {
+		props := filepath.Join(t.TempDir(), "server.properties")
+		if err := os.WriteFile(props, []byte("zookeeper.connect=localhost:1\n"+c.props+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var out, errb bytes.Buffer
+		code := run([]string{props}, &out, &errb, os.Getenv, nil)
+		m := fatal.FindStringSubmatch(out.String())
+		if code != 1 || m == nil || m[1] != c.exception {
+			t.Errorf("%s: exit %d, output\n%s\nwant the FATAL line and %q", c.props, code, out.String(), c.exception)
+		}
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{filepath.Join(t.TempDir(), "missing.properties")}, &out, &errb, os.Getenv, nil); code != 1 ||
+		!strings.Contains(out.String(), "FATAL  (kafka.Kafka$)\njava.io.FileNotFoundException: ") {
+		t.Errorf("missing file: exit %d, output %q", code, out.String())
+	}
+}
+
 // syncBuffer is a bytes.Buffer safe for the broker's goroutines.
 type syncBuffer struct {
 	mu sync.Mutex
@@ -61,7 +92,7 @@ func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return 
 func TestStartAndStop(t *testing.T) {
 	dir := t.TempDir()
 	props := filepath.Join(dir, "server.properties")
-	content := fmt.Sprintf("broker.id=3\nlisteners=PLAINTEXT://127.0.0.1:9092\nlog.dirs=%s\nzookeeper.connect=%s\nlog.cleaner.dedupe.buffer.size=4194304\n",
+	content := fmt.Sprintf("broker.id=3\nlisteners=PLAINTEXT://127.0.0.1:9092\nlog.dirs=%s\nzookeeper.connect=%s\nlog.cleaner.dedupe.buffer.size=4194304\nno.such.key=1\n",
 		filepath.Join(dir, "data"), zktest.Chroot(t))
 	if err := os.WriteFile(props, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
@@ -78,6 +109,9 @@ func TestStartAndStop(t *testing.T) {
 		"broker started", 30*time.Second)
 	if !strings.Contains(out.String(), "num.io.threads = 1") {
 		t.Error("override not applied")
+	}
+	if !strings.Contains(out.String(), "] WARN The configuration 'no.such.key' was supplied but isn't a known config. (kafka.server.KafkaConfig)\n") {
+		t.Error("the unknown key is not reported")
 	}
 	close(stop)
 	select {

@@ -123,7 +123,7 @@ func RunWith(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "Error: no valid topic metadata for topic: %s, what we get from server is only: %v\n", topic, md.TopicMetadata)
 		return 1
 	}
-	var pm *protocol.MetadataResponsePartitionMetadata
+	var pm *protocol.MetadataResponseTopicPartition
 	for i := range md.TopicMetadata[0].PartitionMetadata {
 		if md.TopicMetadata[0].PartitionMetadata[i].PartitionID == partitionID {
 			pm = &md.TopicMetadata[0].PartitionMetadata[i]
@@ -133,11 +133,11 @@ func RunWith(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "Error: partition %d does not exist for topic %s\n", partitionID, topic)
 		return 1
 	}
-	brokers := map[int32]protocol.MetadataResponseBrokers{}
+	brokers := map[int32]protocol.MetadataResponseBroker{}
 	for _, b := range md.Brokers {
 		brokers[b.NodeID] = b
 	}
-	var target protocol.MetadataResponseBrokers
+	var target protocol.MetadataResponseBroker
 	if replicaID == UseLeaderReplica {
 		leader, ok := brokers[pm.Leader]
 		if !ok {

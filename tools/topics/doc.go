@@ -3,8 +3,8 @@
 //
 // Kafka 0.10.2: kafka.admin.TopicCommand (core/src/main/scala/kafka/admin/TopicCommand.scala)
 //
-// Bookmap: shared/spec/tools.md §3 (options, output, errors), §4 and §5 (via
-// core/admin); 001 ch.5 (topic management).
+// Bookmap: docs/bookmap.md (001 ch.5, topic management); replica assignment and
+// topic name rules via core/admin.
 //
 // Output goes to stdout exactly as Kafka prints it; usage errors go to stderr
 // with the help table and exit 1; a failed action prints

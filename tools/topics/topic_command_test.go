@@ -39,7 +39,7 @@ func newCluster(t *testing.T, brokerIDs ...int32) *cluster {
 		t.Fatal(err)
 	}
 	for _, id := range brokerIDs {
-		ep := zkutils.RegisteredEndPoint{ListenerName: "PLAINTEXT", SecurityProtocol: "PLAINTEXT", Host: "localhost", Port: 9092 + id}
+		ep := zkutils.RegisteredEndPoint{ListenerName: "PLAINTEXT", SecurityProtocol: common.PLAINTEXT, Host: "localhost", Port: 9092 + id}
 		if err := z.RegisterBrokerInZk(zkutils.NewBrokerInfo(id, 4, []zkutils.RegisteredEndPoint{ep}, -1, "", 1)); err != nil {
 			t.Fatal(err)
 		}
@@ -219,7 +219,8 @@ func TestListDeleteAlter(t *testing.T) {
 	}
 	c.mustRun("", "--delete", "--topic", "nope", "--if-exists")
 
-	// --alter --partitions: tools.md §4.6 (partition 0 led by broker 0 → start index 0).
+	// --alter --partitions: AdminUtils.addPartitions starts from the index of partition 0's
+	// first replica (partition 0 led by broker 0 → start index 0).
 	c.mustRun("WARNING: If partitions are increased for a topic that has a key, the partition logic or ordering of the messages will be affected\nAdding partitions succeeded!\n",
 		"--alter", "--topic", "foo", "--partitions", "8")
 	a, _ := zkutils.ParseReplicaAssignment([]byte(c.read("/brokers/topics/foo")))

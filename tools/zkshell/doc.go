@@ -5,7 +5,7 @@
 // ZooKeeper 3.4.9: org.apache.zookeeper.ZooKeeperMain (not Kafka code; Kafka
 // 0.10.2's bin/zookeeper-shell.sh runs it with -server <arg1>).
 //
-// Bookmap: shared/spec/tools.md §23.
+// Bookmap: docs/bookmap.md (001 ch.5, the command-line tools).
 //
 // Output follows ZooKeeperMain: `ls` prints the children as a Java list
 // ("[a, b]") and `get` prints the data (or "null") on stdout; the Stat lines

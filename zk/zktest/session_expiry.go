@@ -37,17 +37,30 @@ func ExpireSession(t testing.TB, capture *ensemble.SessionCapture) {
 	t.Fatalf("zktest: %v", err)
 }
 
-// WaitUntilTrue polls cond every 20 ms until it holds, failing the test
-// with msg after timeout.
+// WaitUntilTrue polls cond until it holds, failing the test with msg after
+// timeout. It is the repository's one polling helper for tests: the first
+// polls come after 1 ms and the interval doubles up to 20 ms, so a condition
+// that holds at once costs nothing and a slow one costs little CPU.
 //
 // Kafka 0.10.2: kafka.utils.TestUtils.waitUntilTrue.
 func WaitUntilTrue(t testing.TB, cond func() bool, msg string, timeout time.Duration) {
 	t.Helper()
+	if !PollUntil(cond, timeout) {
+		t.Fatalf("zktest: %s (after %v)", msg, timeout)
+	}
+}
+
+// PollUntil is WaitUntilTrue for callers that report the failure
+// themselves: it returns whether cond held before timeout.
+func PollUntil(cond func() bool, timeout time.Duration) bool {
 	deadline := time.Now().Add(timeout)
+	interval := time.Millisecond
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatalf("zktest: %s (after %v)", msg, timeout)
+			return false
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(interval)
+		interval = min(2*interval, 20*time.Millisecond)
 	}
+	return true
 }

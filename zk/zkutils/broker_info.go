@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/zkafka/zkafka/clients/common"
 )
 
 // RegisteredEndPoint is one advertised listener of a broker registration.
@@ -16,7 +18,7 @@ import (
 // for "all interfaces".
 type RegisteredEndPoint struct {
 	ListenerName     string
-	SecurityProtocol string
+	SecurityProtocol common.SecurityProtocol
 	Host             string
 	Port             int32
 }
@@ -36,15 +38,11 @@ func (e RegisteredEndPoint) ConnectionString() string {
 
 var endPointRegexp = regexp.MustCompile(`^(.*)://\[?([0-9a-zA-Z\-%._:]*)\]?:(-?[0-9]+)`)
 
-// securityProtocols are the names SecurityProtocol.forName accepts in 0.10.2
-// (TRACE is for tests only but is a valid name).
-var securityProtocols = map[string]bool{"PLAINTEXT": true, "SSL": true, "SASL_PLAINTEXT": true, "SASL_SSL": true, "TRACE": true}
-
 // ParseEndPoint parses a connection string with an optional listener → security
 // protocol map; without one the listener name must be a security protocol name.
 //
 // Kafka 0.10.2: EndPoint.createEndPoint.
-func ParseEndPoint(connection string, protocolMap map[string]string) (RegisteredEndPoint, error) {
+func ParseEndPoint(connection string, protocolMap map[string]common.SecurityProtocol) (RegisteredEndPoint, error) {
 	m := endPointRegexp.FindStringSubmatch(connection)
 	if m == nil {
 		return RegisteredEndPoint{}, fmt.Errorf("unable to parse %s to a broker endpoint", connection)
@@ -54,18 +52,15 @@ func ParseEndPoint(connection string, protocolMap map[string]string) (Registered
 	if err != nil {
 		return RegisteredEndPoint{}, fmt.Errorf("unable to parse %s to a broker endpoint: %w", connection, err)
 	}
-	var proto string
+	var proto common.SecurityProtocol
+	var ok bool
 	if protocolMap != nil {
-		p, ok := protocolMap[listener]
-		if !ok {
-			return RegisteredEndPoint{}, fmt.Errorf("no security protocol defined for listener %s", listener)
-		}
-		proto = p
+		proto, ok = protocolMap[listener]
 	} else {
-		if !securityProtocols[listener] {
-			return RegisteredEndPoint{}, fmt.Errorf("no security protocol defined for listener %s", listener)
-		}
-		proto = listener
+		proto, ok = common.SecurityProtocolForName(listener)
+	}
+	if !ok {
+		return RegisteredEndPoint{}, fmt.Errorf("no security protocol defined for listener %s", listener)
 	}
 	return RegisteredEndPoint{ListenerName: listener, SecurityProtocol: proto, Host: m[2], Port: int32(port)}, nil
 }
@@ -93,7 +88,7 @@ func NewBrokerInfo(id, version int32, endPoints []RegisteredEndPoint, jmxPort in
 	b := BrokerInfo{ID: id, Version: version, Port: -1, EndPoints: endPoints, JmxPort: jmxPort,
 		Timestamp: strconv.FormatInt(timestampMs, 10), Rack: rack}
 	for _, e := range endPoints {
-		if e.SecurityProtocol == "PLAINTEXT" {
+		if e.SecurityProtocol == common.PLAINTEXT {
 			b.Host, b.Port = e.Host, e.Port
 			break
 		}
@@ -129,11 +124,11 @@ func (b BrokerInfo) Encode() []byte {
 		seen := map[string]int{}
 		for _, e := range b.EndPoints {
 			if i, ok := seen[e.ListenerName]; ok {
-				lm.Values[i] = e.SecurityProtocol
+				lm.Values[i] = e.SecurityProtocol.String()
 				continue
 			}
 			seen[e.ListenerName] = len(lm.Keys)
-			lm.put(e.ListenerName, e.SecurityProtocol)
+			lm.put(e.ListenerName, e.SecurityProtocol.String())
 		}
 		o.put("listener_security_protocol_map", lm.scalaImmutable())
 	}
@@ -196,19 +191,20 @@ func DecodeBrokerInfo(id int32, data []byte) (BrokerInfo, error) {
 		if j.Host == nil || j.Port == nil {
 			return fail(fmt.Errorf("version 1 registration without host/port"))
 		}
-		b.EndPoints = []RegisteredEndPoint{{ListenerName: "PLAINTEXT", SecurityProtocol: "PLAINTEXT", Host: b.Host, Port: b.Port}}
+		b.EndPoints = []RegisteredEndPoint{{ListenerName: "PLAINTEXT", SecurityProtocol: common.PLAINTEXT, Host: b.Host, Port: b.Port}}
 	default:
 		if j.Endpoints == nil {
 			return fail(fmt.Errorf("no endpoints"))
 		}
-		var pm map[string]string
+		var pm map[string]common.SecurityProtocol
 		if j.ProtocolMap != nil {
-			pm = make(map[string]string, len(j.ProtocolMap))
+			pm = make(map[string]common.SecurityProtocol, len(j.ProtocolMap))
 			for k, v := range j.ProtocolMap {
-				if !securityProtocols[v] {
+				sp, ok := common.SecurityProtocolForName(v)
+				if !ok {
 					return fail(fmt.Errorf("unknown security protocol %s", v))
 				}
-				pm[strings.ToUpper(k)] = v
+				pm[strings.ToUpper(k)] = sp
 			}
 		}
 		seen := map[string]bool{}

@@ -12,7 +12,7 @@
 // kafka.security.auth.Acl.
 //
 // Bookmap: 《Apache Kafka源码剖析》 §5.x (KafkaController, ZooKeeper layout),
-// 《Kafka技术内幕》 ch.6; shared/spec/zookeeper.md §1-3, §6, §7.
+// 《Kafka技术内幕》 ch.6; docs/formats.md §1 (every znode, conditional writes, sessions).
 //
 // # Formats
 //
@@ -23,7 +23,7 @@
 // keep insertion order up to four entries and use hash-trie order from five;
 // mutable Scala HashMaps and java.util.Properties use their own bucket orders.
 // Decoders use encoding/json and accept any member order. Examples of every
-// znode, byte for byte, are in json_test.go (from shared/spec/zookeeper.md §3).
+// znode, byte for byte, are in json_test.go (docs/formats.md §1.2).
 //
 // The broker registration and ACLs are kept here as plain records
 // (BrokerInfo, AclEntry) because core/cluster and core/security import this

@@ -9,7 +9,7 @@ import (
 	"github.com/zkafka/zkafka/clients/common"
 )
 
-// znodeExample is one znode content from shared/spec/zookeeper.md §3: how to
+// znodeExample is one znode content of docs/formats.md §1.2: how to
 // build it, the exact bytes Kafka writes, and a decode that must reproduce the
 // bytes when re-encoded.
 type znodeExample struct {
@@ -26,7 +26,7 @@ func tp(topic string, p int32) common.TopicPartition {
 }
 
 func plaintext(host string, port int32) RegisteredEndPoint {
-	return RegisteredEndPoint{ListenerName: "PLAINTEXT", SecurityProtocol: "PLAINTEXT", Host: host, Port: port}
+	return RegisteredEndPoint{ListenerName: "PLAINTEXT", SecurityProtocol: common.PLAINTEXT, Host: host, Port: port}
 }
 
 func must[T any](t *testing.T) func(v T, err error) T {
@@ -56,7 +56,7 @@ func znodeExamples() []znodeExample {
 			name: "broker v4 rack two listeners", path: BrokerIdPath(2),
 			encode: func() []byte {
 				return NewBrokerInfo(2, 4, []RegisteredEndPoint{plaintext("broker1", 9092),
-					{ListenerName: "SSL", SecurityProtocol: "SSL", Host: "broker1", Port: 9093}}, 9999, "rack1", 1490000000000).Encode()
+					{ListenerName: "SSL", SecurityProtocol: common.SSL, Host: "broker1", Port: 9093}}, 9999, "rack1", 1490000000000).Encode()
 			},
 			want:      `{"listener_security_protocol_map":{"PLAINTEXT":"PLAINTEXT","SSL":"SSL"},"endpoints":["PLAINTEXT://broker1:9092","SSL://broker1:9093"],"rack":"rack1","jmx_port":9999,"host":"broker1","timestamp":"1490000000000","port":9092,"version":4}`,
 			roundTrip: brokerRT,
@@ -231,7 +231,7 @@ func znodeExamples() []znodeExample {
 	}
 }
 
-// TestZnodeJSONGolden checks every znode example of zookeeper.md §3 byte for byte,
+// TestZnodeJSONGolden checks every znode example of docs/formats.md §1.2 byte for byte,
 // and that decoding it and encoding again gives the same bytes.
 func TestZnodeJSONGolden(t *testing.T) {
 	for _, ex := range znodeExamples() {
@@ -262,7 +262,7 @@ func TestDecodeBrokerInfoVersions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b.Rack != "" || len(b.EndPoints) != 2 || b.EndPoints[1].Host != "::1" || b.EndPoints[1].SecurityProtocol != "SSL" {
+	if b.Rack != "" || len(b.EndPoints) != 2 || b.EndPoints[1].Host != "::1" || b.EndPoints[1].SecurityProtocol != common.SSL {
 		t.Fatalf("v3 = %+v", b)
 	}
 	if got := b.EndPoints[1].ConnectionString(); got != "SSL://[::1]:2" {
@@ -274,7 +274,7 @@ func TestDecodeBrokerInfoVersions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e := b.EndPoints[0]; e.ListenerName != "INTERNAL" || e.SecurityProtocol != "SASL_PLAINTEXT" || e.Host != "" || e.Port != 9094 {
+	if e := b.EndPoints[0]; e.ListenerName != "INTERNAL" || e.SecurityProtocol != common.SASL_PLAINTEXT || e.Host != "" || e.Port != 9094 {
 		t.Fatalf("v4 endpoint = %+v", e)
 	}
 	if string(b.Encode()) != v4 {

@@ -24,7 +24,7 @@ import (
 //     the last bucket down, newest first.
 //
 // Hashes are java.lang.String.hashCode for strings and the value for ints. The
-// examples in shared/spec/zookeeper.md §3 are reproduced byte for byte by these
+// znode examples of docs/formats.md §1.2 are reproduced byte for byte by these
 // rules (see json_test.go).
 
 // scalaImmutableMapOrder gives the iteration order of an immutable Scala Map built

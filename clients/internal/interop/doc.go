@@ -9,7 +9,7 @@
 // (clients/src/main/java/org/apache/kafka/common/requests) and
 // org.apache.kafka.common.record.MemoryRecordsBuilder (clients/src/main/java/org/apache/kafka/common/record).
 //
-// Bookmap: protocol.md §8 (client interoperability), storage.md §1-3 (message format v0/v1,
+// Bookmap: docs/formats.md §2.5 (client interoperability), §3 (message format v0/v1,
 // message sets and compressed wrappers, gzip/snappy/lz4 framing).
 //
 // The package has no non-test code besides this file. It sits under clients/internal because it

@@ -171,12 +171,12 @@ func (b *fakeBroker) metadata(r *protocol.MetadataRequest) *protocol.MetadataRes
 	clusterID := "zkafka-interop"
 	return &protocol.MetadataResponse{
 		Version:      r.Version,
-		Brokers:      []protocol.MetadataResponseBrokers{{NodeID: 1, Host: host, Port: int32(port)}},
+		Brokers:      []protocol.MetadataResponseBroker{{NodeID: 1, Host: host, Port: int32(port)}},
 		ClusterID:    &clusterID,
 		ControllerID: 1,
-		TopicMetadata: []protocol.MetadataResponseTopicMetadata{{
+		TopicMetadata: []protocol.MetadataResponseTopic{{
 			Topic: b.topic,
-			PartitionMetadata: []protocol.MetadataResponsePartitionMetadata{{
+			PartitionMetadata: []protocol.MetadataResponseTopicPartition{{
 				PartitionID: 0, Leader: 1, Replicas: []int32{1}, Isr: []int32{1},
 			}},
 		}},
@@ -188,9 +188,9 @@ func (b *fakeBroker) listOffsets(r *protocol.ListOffsetRequest) *protocol.ListOf
 	logEnd := b.end()
 	resp := &protocol.ListOffsetResponse{Version: r.Version}
 	for _, tp := range r.Topics {
-		rt := protocol.ListOffsetResponseResponses{Topic: tp.Topic}
+		rt := protocol.ListOffsetResponseTopic{Topic: tp.Topic}
 		for _, p := range tp.Partitions {
-			pr := protocol.ListOffsetResponsePartitionResponses{Partition: p.Partition, Timestamp: -1}
+			pr := protocol.ListOffsetResponseTopicPartition{Partition: p.Partition, Timestamp: -1}
 			if tp.Topic != b.topic || p.Partition != 0 {
 				pr.ErrorCode = protocol.ErrUnknownTopicOrPartition.Code
 			} else {
@@ -216,10 +216,10 @@ func (b *fakeBroker) fetch(r *protocol.FetchRequest) *protocol.FetchResponse {
 	resp := &protocol.FetchResponse{Version: r.Version}
 	waited := false
 	for _, tp := range r.Topics {
-		rt := protocol.FetchResponseResponses{Topic: tp.Topic}
+		rt := protocol.FetchResponseTopic{Topic: tp.Topic}
 		for _, p := range tp.Partitions {
-			pr := protocol.FetchResponsePartitionResponses{
-				PartitionHeader: protocol.FetchResponsePartitionHeader{Partition: p.Partition, HighWatermark: logEnd},
+			pr := protocol.FetchResponseTopicPartition{
+				PartitionHeader: protocol.FetchResponseTopicPartitionHeader{Partition: p.Partition, HighWatermark: logEnd},
 				RecordSet:       record.NewMemoryRecords(nil),
 			}
 			switch {
@@ -250,9 +250,9 @@ func (b *fakeBroker) produce(r *protocol.ProduceRequest) (*protocol.ProduceRespo
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for _, tp := range r.TopicData {
-		rt := protocol.ProduceResponseResponses{Topic: tp.Topic}
+		rt := protocol.ProduceResponseTopic{Topic: tp.Topic}
 		for _, p := range tp.Data {
-			pr := protocol.ProduceResponsePartitionResponses{Partition: p.Partition, BaseOffset: -1, LogAppendTime: -1}
+			pr := protocol.ProduceResponseTopicPartition{Partition: p.Partition, BaseOffset: -1, LogAppendTime: -1}
 			mr, ok := p.RecordSet.(*record.MemoryRecords)
 			if tp.Topic != b.topic || p.Partition != 0 || !ok {
 				pr.ErrorCode = protocol.ErrUnknownTopicOrPartition.Code

@@ -85,7 +85,7 @@ func TestSaramaConsumesZkafkaMessageSets(t *testing.T) {
 				msgs, err := consumeWithSarama(t, broker.addr(), v.version, baseOffset, interopCount)
 				if c.magic == record.MagicValueV0 && c.codec == record.LZ4 {
 					// Kafka 0.10.2 writes magic-0 LZ4 with the pre-KAFKA-3160 frame header
-					// checksum (storage.md §3) and its consumers accept it; sarama's LZ4 reader
+					// checksum (docs/formats.md §3.3) and its consumers accept it; sarama's LZ4 reader
 					// (pierrec/lz4) verifies the checksum and rejects it. A sarama limitation,
 					// pinned here so a change on either side is noticed.
 					if err == nil {

@@ -14,7 +14,7 @@
 // change, only what the version announces (here: the client understands throttle_time_ms).
 //
 // Kafka's fields carry documentation strings; they are not transcribed (the wire does not
-// use them, and protocol.md documents the fields in zkafka's own words). The variables are
+// use them; docs/formats.md §2 describes the wire in zkafka's own words). The variables are
 // never modified after package initialisation.
 //
 // The embedded consumer protocol (ConsumerProtocol.java's schemas) is in consumer_protocol.go.

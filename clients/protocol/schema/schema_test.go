@@ -2,7 +2,7 @@ package schema
 
 import "testing"
 
-// TestTableShape checks the transcription against protocol.md §4 and the aliases Protocol.java
+// TestTableShape checks the transcription against docs/formats.md §2.3 and the aliases Protocol.java
 // declares (an alias is the same schema value, not a copy).
 func TestTableShape(t *testing.T) {
 	versions := []int{3, 4, 2, 3, 1, 1, 4, 2, 3, 3, 1, 2, 1, 1, 1, 1, 1, 1, 1, 2, 1}

@@ -1,7 +1,6 @@
 package config
 
 import (
-	"fmt"
 	"strings"
 )
 
@@ -39,7 +38,7 @@ func ParseApiVersion(s string) (ApiVersion, error) {
 			return v, nil
 		}
 	}
-	return ApiVersion{}, fmt.Errorf("Version `%s` is not a valid version", s)
+	return ApiVersion{}, illegalArgument("Version `%s` is not a valid version", s)
 }
 
 // AtLeast reports whether v is o or newer.

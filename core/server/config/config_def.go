@@ -1,14 +1,29 @@
-// Code transcribed from ../shared/spec/config.md §3 (which was written from Kafka 0.10.2's
-// KafkaConfig.scala configDef); regenerate by hand when the spec table changes.
-
 package config
 
 import kconfig "github.com/zkafka/zkafka/clients/config"
 
-// configDef returns the broker's key definitions, in the groups of KafkaConfig.scala.
+// configDef returns the broker's key definitions, in the groups of KafkaConfig.scala: every key
+// 0.10.2 defines, with its type, default and validator (the documentation strings are zkafka's
+// own short notes), plus zkafka's two metrics.http keys at the end. Props has one field per key.
 //
 // Kafka 0.10.2: kafka.server.KafkaConfig.configDef.
-func configDef() *kconfig.ConfigDef {
+func configDef() *kconfig.ConfigDef { return brokerConfigDef }
+
+// MetricsHTTPPortProp names the port of the HTTP metrics reporter (zkafka's own key; Kafka
+// exports over JMX on JMX_PORT instead). JMX_PORT is used when it is not set.
+const MetricsHTTPPortProp = "metrics.http.port"
+
+// MetricsHTTPHostProp names the address the reporter binds (all interfaces when empty, as JMX).
+const MetricsHTTPHostProp = "metrics.http.host"
+
+var brokerConfigDef = newConfigDef()
+
+// ConfigNames lists every key the broker knows, sorted.
+//
+// Kafka 0.10.2: KafkaConfig.configNames.
+func ConfigNames() []string { return configDef().SortedNames() }
+
+func newConfigDef() *kconfig.ConfigDef {
 	d := kconfig.NewConfigDef()
 	// ZooKeeper
 	d.Define("zookeeper.connect", kconfig.STRING, kconfig.NoDefault, nil, kconfig.HIGH, "host:port[,host:port...][/chroot]")
@@ -101,7 +116,7 @@ func configDef() *kconfig.ConfigDef {
 	d.Define("replica.high.watermark.checkpoint.interval.ms", kconfig.LONG, "5000", nil, kconfig.HIGH, "HW checkpoint file write period")
 	d.Define("fetch.purgatory.purge.interval.requests", kconfig.INT, "1000", nil, kconfig.MEDIUM, "purgatory purge interval")
 	d.Define("producer.purgatory.purge.interval.requests", kconfig.INT, "1000", nil, kconfig.MEDIUM, "purgatory purge interval")
-	d.Define("unclean.leader.election.enable", kconfig.BOOLEAN, "true", nil, kconfig.HIGH, "allow non-ISR leader election (also keeps last ISR member when false, zookeeper.md §6.2)")
+	d.Define("unclean.leader.election.enable", kconfig.BOOLEAN, "true", nil, kconfig.HIGH, "allow non-ISR leader election (when false, the last ISR member is never removed from the ISR)")
 	d.Define("inter.broker.protocol.version", kconfig.STRING, "0.10.2-IV0", nil, kconfig.HIGH, "protocol for broker↔broker and controller requests; also selects broker znode JSON v4 vs v2")
 	// Controller, leader balance, controlled shutdown
 	d.Define("controller.socket.timeout.ms", kconfig.INT, "30000", nil, kconfig.HIGH, "controller→broker channel timeout; also controlled-shutdown connect timeout")
@@ -163,5 +178,8 @@ func configDef() *kconfig.ConfigDef {
 	d.Define("metrics.sample.window.ms", kconfig.LONG, "30000", kconfig.AtLeast(1), kconfig.MEDIUM, "sample window")
 	d.Define("metric.reporters", kconfig.LIST, "", nil, kconfig.MEDIUM, "reporter classes")
 	d.Define("metrics.recording.level", kconfig.STRING, "INFO", nil, kconfig.MEDIUM, "INFO or DEBUG")
+	// zkafka: the HTTP metrics reporter standing in for JMX (core/server/kafka_server_metrics.go)
+	d.Define(MetricsHTTPHostProp, kconfig.STRING, "", nil, kconfig.LOW, "address the HTTP metrics reporter binds (all interfaces when empty)")
+	d.Define(MetricsHTTPPortProp, kconfig.INT, nil, kconfig.Between(0, 65535), kconfig.LOW, "port of the HTTP metrics reporter; JMX_PORT is used when unset")
 	return d
 }

@@ -7,7 +7,8 @@
 //
 // Bookmap: 《Apache Kafka源码剖析》 §4.1 (broker startup reads KafkaConfig), 《Kafka技术内幕》 ch.1.4.
 //
-// It is a leaf under core/server (layout.md B.4 move #1): the network, log, controller and
+// It is a leaf under core/server (docs/design.md §1.2 row 1): the network, log, controller and
 // coordinator packages read it, and core/server imports all of them. The key table lives in
-// config_def.go, transcribed from ../shared/spec/config.md §3.
+// config_def.go (every key of 0.10.2's KafkaConfig.configDef), the typed fields in props.go;
+// docs/design.md §6 describes the pattern.
 package config

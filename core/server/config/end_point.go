@@ -6,19 +6,21 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/zkafka/zkafka/clients/common"
 )
 
 // EndPoint is one listener: a name, host and port, and the security protocol the name maps to.
 // Host "" means the default interface.
 //
 // Kafka 0.10.2: kafka.cluster.EndPoint. It lives here rather than in core/cluster because
-// KafkaConfig parses listeners and core/cluster ranks above this leaf (layout.md B.4); core/cluster
-// refers to this type.
+// KafkaConfig parses listeners and core/cluster ranks above this leaf (docs/design.md, package
+// map); core/cluster refers to this type.
 type EndPoint struct {
 	Host             string
 	Port             int32
 	ListenerName     string
-	SecurityProtocol string
+	SecurityProtocol common.SecurityProtocol
 }
 
 // ConnectionString renders NAME://host:port (":port" for the default interface, [v6]:port for IPv6).
@@ -31,11 +33,8 @@ func (e EndPoint) ConnectionString() string {
 
 var uriParseExp = regexp.MustCompile(`^(.*)://\[?([0-9a-zA-Z\-%._:]*)\]?:(-?[0-9]+)`)
 
-// securityProtocols are SecurityProtocol.values of 0.10.2.
-var securityProtocols = []string{"PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL", "TRACE"}
-
 // CreateEndPoint parses NAME://host:port with EndPoint.createEndPoint's rules.
-func CreateEndPoint(s string, protocolMap map[string]string) (EndPoint, error) {
+func CreateEndPoint(s string, protocolMap map[string]common.SecurityProtocol) (EndPoint, error) {
 	m := uriParseExp.FindStringSubmatch(s)
 	if m == nil {
 		return EndPoint{}, fmt.Errorf("Unable to parse %s to a broker endpoint", s)
@@ -53,12 +52,12 @@ func CreateEndPoint(s string, protocolMap map[string]string) (EndPoint, error) {
 }
 
 // ListenerListToEndPoints is CoreUtils.listenerListToEndPoints.
-func ListenerListToEndPoints(listeners string, protocolMap map[string]string) ([]EndPoint, error) {
+func ListenerListToEndPoints(listeners string, protocolMap map[string]common.SecurityProtocol) ([]EndPoint, error) {
 	var eps []EndPoint
 	for _, l := range splitCsv(listeners) {
 		ep, err := CreateEndPoint(l, protocolMap)
 		if err != nil {
-			return nil, fmt.Errorf("Error creating broker listeners from '%s': %v", listeners, err)
+			return nil, illegalArgument("Error creating broker listeners from '%s': %v", listeners, err)
 		}
 		eps = append(eps, ep)
 	}
@@ -67,14 +66,14 @@ func ListenerListToEndPoints(listeners string, protocolMap map[string]string) ([
 	for _, e := range eps {
 		if e.Port != 0 {
 			if ports[e.Port] {
-				return nil, fmt.Errorf("requirement failed: Each listener must have a different port, listeners: %s", listeners)
+				return nil, illegalArgument("requirement failed: Each listener must have a different port, listeners: %s", listeners)
 			}
 			ports[e.Port] = true
 		}
 		nameSet[e.ListenerName] = true
 	}
 	if len(nameSet) != len(eps) {
-		return nil, fmt.Errorf("requirement failed: Each listener must have a different name, listeners: %s", listeners)
+		return nil, illegalArgument("requirement failed: Each listener must have a different name, listeners: %s", listeners)
 	}
 	return eps, nil
 }
@@ -98,7 +97,7 @@ func parseCsvMap(prop, s string) (map[string]string, error) {
 	for _, kv := range regexp.MustCompile(`\s*,\s*`).Split(s, -1) {
 		i := strings.LastIndex(kv, ":")
 		if i < 0 {
-			return nil, fmt.Errorf("Error parsing configuration property '%s': String index out of range: -1", prop)
+			return nil, illegalArgument("Error parsing configuration property '%s': String index out of range: -1", prop)
 		}
 		out[strings.TrimSpace(kv[:i])] = strings.TrimSpace(kv[i+1:])
 	}
@@ -108,38 +107,37 @@ func parseCsvMap(prop, s string) (map[string]string, error) {
 // deriveListeners computes listeners, advertised listeners and the inter-broker listener
 // (KafkaConfig.getListeners, getAdvertisedListeners, getInterBrokerListenerNameAndSecurityProtocol).
 func (c *KafkaConfig) deriveListeners() error {
-	raw, err := parseCsvMap("listener.security.protocol.map", c.GetString("listener.security.protocol.map"))
+	p := &c.Props
+	raw, err := parseCsvMap("listener.security.protocol.map", p.ListenerSecurityProtocolMap)
 	if err != nil {
 		return err
 	}
-	c.ListenerSecurityProtocolMap = map[string]string{}
+	c.ListenerSecurityProtocolMap = map[string]common.SecurityProtocol{}
 	for name, proto := range raw {
-		if !contains(securityProtocols, strings.ToUpper(proto)) {
-			return fmt.Errorf("Invalid security protocol `%s` defined in listener.security.protocol.map", proto)
+		sp, ok := common.SecurityProtocolForName(proto)
+		if !ok {
+			return configException("Invalid security protocol `%s` defined in listener.security.protocol.map", proto)
 		}
-		c.ListenerSecurityProtocolMap[strings.ToUpper(name)] = strings.ToUpper(proto)
+		c.ListenerSecurityProtocolMap[strings.ToUpper(name)] = sp
 	}
 	hostPort := func(host string, port int32) string { return "PLAINTEXT://" + host + ":" + strconv.Itoa(int(port)) }
-	port := c.GetInt("port")
-	host := c.GetString("host.name")
-	listeners := hostPort(host, port)
-	if s, ok := c.values["listeners"].(string); ok {
-		listeners = s
+	listeners := hostPort(p.HostName, p.Port)
+	if p.Listeners != nil {
+		listeners = *p.Listeners
 	}
 	if c.Listeners, err = ListenerListToEndPoints(listeners, c.ListenerSecurityProtocolMap); err != nil {
 		return err
 	}
-	advHost, hasAdvHost := c.values["advertised.host.name"].(string)
-	advPort, hasAdvPort := c.values["advertised.port"].(int32)
-	switch s, ok := c.values["advertised.listeners"].(string); {
-	case ok:
-		c.AdvertisedListeners, err = ListenerListToEndPoints(s, c.ListenerSecurityProtocolMap)
-	case hasAdvHost || hasAdvPort:
-		if !hasAdvHost {
-			advHost = host
+	switch {
+	case p.AdvertisedListeners != nil:
+		c.AdvertisedListeners, err = ListenerListToEndPoints(*p.AdvertisedListeners, c.ListenerSecurityProtocolMap)
+	case p.AdvertisedHostName != nil || p.AdvertisedPort != nil:
+		advHost, advPort := p.HostName, p.Port
+		if p.AdvertisedHostName != nil {
+			advHost = *p.AdvertisedHostName
 		}
-		if !hasAdvPort {
-			advPort = port
+		if p.AdvertisedPort != nil {
+			advPort = *p.AdvertisedPort
 		}
 		c.AdvertisedListeners, err = ListenerListToEndPoints(hostPort(advHost, advPort), c.ListenerSecurityProtocolMap)
 	default:
@@ -148,24 +146,23 @@ func (c *KafkaConfig) deriveListeners() error {
 	if err != nil {
 		return err
 	}
-	name, hasName := c.values["inter.broker.listener.name"].(string)
-	_, hasProto := c.originals["security.inter.broker.protocol"]
+	_, hasProto := c.Originals()["security.inter.broker.protocol"]
 	switch {
-	case hasName && hasProto:
-		return fmt.Errorf("Only one of inter.broker.listener.name and security.inter.broker.protocol should be set.")
-	case hasName:
-		name = strings.ToUpper(name)
+	case p.InterBrokerListenerName != nil && hasProto:
+		return configException("Only one of inter.broker.listener.name and security.inter.broker.protocol should be set.")
+	case p.InterBrokerListenerName != nil:
+		name := strings.ToUpper(*p.InterBrokerListenerName)
 		proto, ok := c.ListenerSecurityProtocolMap[name]
 		if !ok {
-			return fmt.Errorf("Listener with name %s defined in inter.broker.listener.name not found in listener.security.protocol.map.", name)
+			return configException("Listener with name %s defined in inter.broker.listener.name not found in listener.security.protocol.map.", name)
 		}
 		c.InterBrokerListenerName, c.InterBrokerSecurityProtocol = name, proto
 	default:
-		proto := strings.ToUpper(c.GetString("security.inter.broker.protocol"))
-		if !contains(securityProtocols, proto) {
-			return fmt.Errorf("Invalid security protocol `%s` defined in security.inter.broker.protocol", c.GetString("security.inter.broker.protocol"))
+		proto, ok := common.SecurityProtocolForName(p.InterBrokerSecurityProtocol)
+		if !ok {
+			return configException("Invalid security protocol `%s` defined in security.inter.broker.protocol", p.InterBrokerSecurityProtocol)
 		}
-		c.InterBrokerListenerName, c.InterBrokerSecurityProtocol = proto, proto
+		c.InterBrokerListenerName, c.InterBrokerSecurityProtocol = proto.String(), proto
 	}
 	return nil
 }

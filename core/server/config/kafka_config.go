@@ -6,75 +6,54 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/zkafka/zkafka/clients/common"
 	kconfig "github.com/zkafka/zkafka/clients/config"
 )
 
-// KafkaConfig is the broker's parsed configuration. The fields the broker reads on hot or
-// structural paths are typed; every defined key is also available through Get*.
+// KafkaConfig is the broker's parsed configuration: every key of the ConfigDef as a typed field
+// of Props (filled once, so no code reads a key by its name), and the values KafkaConfig derives
+// from several keys as fields of its own. FromProps validates both, with 0.10.2's messages.
 //
 // Kafka 0.10.2: kafka.server.KafkaConfig.
 type KafkaConfig struct {
-	values    map[string]any
-	originals map[string]string
+	*kconfig.AbstractConfig
+	Props
 
 	// ZooKeeper
-	ZkConnect             string
-	ZkSessionTimeoutMs    int32
-	ZkConnectionTimeoutMs int32 // falls back to the session timeout
-
-	// General
-	BrokerID                 int32
-	BrokerIDGenerationEnable bool
-	MaxReservedBrokerID      int32
-	MessageMaxBytes          int32
-	NumNetworkThreads        int32
-	NumIoThreads             int32
-	BackgroundThreads        int32
-	QueuedMaxRequests        int32
-	DeleteTopicEnable        bool
-	AutoCreateTopicsEnable   bool
-	NumPartitions            int32
-	DefaultReplicationFactor int32
-	CompressionType          string
+	ZkConnectionTimeoutMs int32 // zookeeper.connection.timeout.ms, else the session timeout
 
 	// Socket server
 	Listeners                    []EndPoint
 	AdvertisedListeners          []EndPoint
-	ListenerSecurityProtocolMap  map[string]string // listener name -> security protocol
+	ListenerSecurityProtocolMap  map[string]common.SecurityProtocol // listener name -> security protocol
 	InterBrokerListenerName      string
-	InterBrokerSecurityProtocol  string
-	SocketSendBufferBytes        int32
-	SocketReceiveBufferBytes     int32
-	SocketRequestMaxBytes        int32
-	MaxConnectionsPerIP          int32
+	InterBrokerSecurityProtocol  common.SecurityProtocol
 	MaxConnectionsPerIPOverrides map[string]int32
-	ConnectionsMaxIdleMs         int64
-	Rack                         *string
+	CompressionType              string // compression.type, lower-cased
 
 	// Log
-	LogDirs                      []string
-	LogSegmentBytes              int32
-	LogIndexSizeMaxBytes         int32
-	LogIndexIntervalBytes        int32
-	LogRollTimeMillis            int64
-	LogRollTimeJitterMillis      int64
-	LogRetentionTimeMillis       int64
-	LogRetentionBytes            int64
-	LogFlushIntervalMessages     int64
-	LogFlushIntervalMs           int64
-	NumRecoveryThreadsPerDataDir int32
-	InterBrokerProtocolVersion   ApiVersion
-	LogMessageFormatVersion      ApiVersion
+	LogDirs                    []string // log.dirs, else log.dir; empty entries dropped
+	LogRollTimeMillis          int64    // log.roll.ms, else log.roll.hours
+	LogRollTimeJitterMillis    int64    // log.roll.jitter.ms, else log.roll.jitter.hours
+	LogRetentionTimeMillis     int64    // log.retention.ms, else .minutes, else .hours; -1 = unlimited
+	LogFlushIntervalMs         int64    // log.flush.interval.ms, else log.flush.scheduler.interval.ms
+	InterBrokerProtocolVersion ApiVersion
+	LogMessageFormatVersion    ApiVersion
 }
 
-// FromProps parses props (a server.properties map with overrides applied) into a KafkaConfig,
-// running KafkaConfig's cross-field checks. Errors carry Kafka's messages.
+// FromProps parses props (a server.properties map with overrides applied) into a KafkaConfig:
+// ConfigDef.parse (types, defaults, validators: a *ConfigException), the derived values, then
+// KafkaConfig.validateValues' cross-key checks (an *IllegalArgumentException for a failed
+// require). Keys the ConfigDef does not define are kept; Unknown lists them.
 func FromProps(props map[string]string) (*KafkaConfig, error) {
-	values, err := configDef().Parse(props)
+	ac, err := kconfig.NewAbstractConfig(configDef(), props)
 	if err != nil {
 		return nil, err
 	}
-	c := &KafkaConfig{values: values, originals: props}
+	c := &KafkaConfig{AbstractConfig: ac}
+	if err := ac.Fill(&c.Props); err != nil {
+		return nil, err
+	}
 	if err := c.derive(); err != nil {
 		return nil, err
 	}
@@ -105,96 +84,34 @@ func ApplyOverrides(props map[string]string, overrides []string) (map[string]str
 	return out, nil
 }
 
-// Get returns a key's typed value (nil for an unset optional key).
-func (c *KafkaConfig) Get(name string) any { return c.values[name] }
-
-// GetString returns a STRING/CLASS/PASSWORD key ("" when null).
-func (c *KafkaConfig) GetString(name string) string { s, _ := c.values[name].(string); return s }
-
-// GetInt returns an INT key.
-func (c *KafkaConfig) GetInt(name string) int32 { n, _ := c.values[name].(int32); return n }
-
-// GetShort returns a SHORT key.
-func (c *KafkaConfig) GetShort(name string) int16 { n, _ := c.values[name].(int16); return n }
-
-// GetLong returns a LONG key.
-func (c *KafkaConfig) GetLong(name string) int64 { n, _ := c.values[name].(int64); return n }
-
-// GetDouble returns a DOUBLE key.
-func (c *KafkaConfig) GetDouble(name string) float64 { n, _ := c.values[name].(float64); return n }
-
-// GetBoolean returns a BOOLEAN key.
-func (c *KafkaConfig) GetBoolean(name string) bool { b, _ := c.values[name].(bool); return b }
-
-// GetList returns a LIST key.
-func (c *KafkaConfig) GetList(name string) []string { l, _ := c.values[name].([]string); return l }
-
-// Originals returns the raw properties the config was built from (plugins read extra keys there).
-func (c *KafkaConfig) Originals() map[string]string { return c.originals }
-
 // LogString renders the "KafkaConfig values:" block the broker logs at startup: every defined key,
 // sorted, passwords hidden.
-func (c *KafkaConfig) LogString() string {
-	var b strings.Builder
-	b.WriteString("KafkaConfig values: \n")
-	d := configDef()
-	for _, name := range d.SortedNames() {
-		k, _ := d.Key(name)
-		v := c.values[name]
-		s := "null"
-		switch {
-		case v == nil:
-		case k.Type == kconfig.PASSWORD:
-			s = "[hidden]"
-		case k.Type == kconfig.LIST:
-			s = "[" + strings.Join(v.([]string), ", ") + "]"
-		default:
-			s = fmt.Sprint(v)
-		}
-		fmt.Fprintf(&b, "\t%s = %s\n", name, s)
-	}
-	return b.String()
+func (c *KafkaConfig) LogString() string { return c.AbstractConfig.LogString("KafkaConfig") }
+
+// IllegalArgumentException is the exception 0.10.2 throws for a failed require() of
+// KafkaConfig.validateValues and for listeners it cannot parse; kafka.Kafka prints its class
+// beside the message when startup fails.
+type IllegalArgumentException struct{ Msg string }
+
+func (e *IllegalArgumentException) Error() string { return e.Msg }
+
+func illegalArgument(format string, args ...any) error {
+	return &IllegalArgumentException{Msg: fmt.Sprintf(format, args...)}
 }
 
-func (c *KafkaConfig) optInt(name string) (int32, bool) {
-	n, ok := c.values[name].(int32)
-	return n, ok
-}
-func (c *KafkaConfig) optLong(name string) (int64, bool) {
-	n, ok := c.values[name].(int64)
-	return n, ok
+func configException(format string, args ...any) error {
+	return &kconfig.ConfigException{Msg: fmt.Sprintf(format, args...)}
 }
 
-// derive fills the typed fields and the fallbacks of config.md §4.
+// derive fills the values KafkaConfig computes from several keys, with 0.10.2's fallbacks.
 func (c *KafkaConfig) derive() error {
-	c.ZkConnect = c.GetString("zookeeper.connect")
-	c.ZkSessionTimeoutMs = c.GetInt("zookeeper.session.timeout.ms")
-	c.ZkConnectionTimeoutMs = c.ZkSessionTimeoutMs
-	if n, ok := c.optInt("zookeeper.connection.timeout.ms"); ok {
-		c.ZkConnectionTimeoutMs = n
+	p := &c.Props
+	c.ZkConnectionTimeoutMs = p.ZkSessionTimeoutMs
+	if p.ZkConnectionTimeoutMs != nil {
+		c.ZkConnectionTimeoutMs = *p.ZkConnectionTimeoutMs
 	}
-	c.BrokerID = c.GetInt("broker.id")
-	c.BrokerIDGenerationEnable = c.GetBoolean("broker.id.generation.enable")
-	c.MaxReservedBrokerID = c.GetInt("reserved.broker.max.id")
-	c.MessageMaxBytes = c.GetInt("message.max.bytes")
-	c.NumNetworkThreads = c.GetInt("num.network.threads")
-	c.NumIoThreads = c.GetInt("num.io.threads")
-	c.BackgroundThreads = c.GetInt("background.threads")
-	c.QueuedMaxRequests = c.GetInt("queued.max.requests")
-	c.DeleteTopicEnable = c.GetBoolean("delete.topic.enable")
-	c.AutoCreateTopicsEnable = c.GetBoolean("auto.create.topics.enable")
-	c.NumPartitions = c.GetInt("num.partitions")
-	c.DefaultReplicationFactor = c.GetInt("default.replication.factor")
-	c.CompressionType = strings.ToLower(c.GetString("compression.type"))
-	c.SocketSendBufferBytes = c.GetInt("socket.send.buffer.bytes")
-	c.SocketReceiveBufferBytes = c.GetInt("socket.receive.buffer.bytes")
-	c.SocketRequestMaxBytes = c.GetInt("socket.request.max.bytes")
-	c.MaxConnectionsPerIP = c.GetInt("max.connections.per.ip")
-	c.ConnectionsMaxIdleMs = c.GetLong("connections.max.idle.ms")
-	if r, ok := c.values["broker.rack"].(string); ok {
-		c.Rack = &r
-	}
-	overrides, err := parseCsvMap("max.connections.per.ip.overrides", c.GetString("max.connections.per.ip.overrides"))
+	c.CompressionType = strings.ToLower(p.CompressionType)
+	overrides, err := parseCsvMap("max.connections.per.ip.overrides", p.MaxConnectionsPerIPOverrides)
 	if err != nil {
 		return err
 	}
@@ -202,7 +119,7 @@ func (c *KafkaConfig) derive() error {
 	for h, n := range overrides {
 		v, err := strconv.ParseInt(n, 10, 32)
 		if err != nil {
-			return fmt.Errorf("Error parsing configuration property 'max.connections.per.ip.overrides': %v", err)
+			return illegalArgument("Error parsing configuration property 'max.connections.per.ip.overrides': For input string: \"%s\"", n)
 		}
 		c.MaxConnectionsPerIPOverrides[h] = int32(v)
 	}
@@ -211,52 +128,45 @@ func (c *KafkaConfig) derive() error {
 	}
 
 	// Log directories: log.dirs, else log.dir; empty entries dropped.
-	dirs := c.GetString("log.dir")
-	if s, ok := c.values["log.dirs"].(string); ok {
-		dirs = s
+	dirs := p.LogDir
+	if p.LogDirs != nil {
+		dirs = *p.LogDirs
 	}
+	c.LogDirs = nil
 	for _, d := range strings.Split(dirs, ",") {
 		if d = strings.TrimSpace(d); d != "" {
 			c.LogDirs = append(c.LogDirs, d)
 		}
 	}
-	c.LogSegmentBytes = c.GetInt("log.segment.bytes")
-	c.LogIndexSizeMaxBytes = c.GetInt("log.index.size.max.bytes")
-	c.LogIndexIntervalBytes = c.GetInt("log.index.interval.bytes")
-	c.LogRollTimeMillis = int64(c.GetInt("log.roll.hours")) * 3600000
-	if n, ok := c.optLong("log.roll.ms"); ok {
-		c.LogRollTimeMillis = n
+	const hour, minute = 3600000, 60000
+	c.LogRollTimeMillis = int64(p.LogRollTimeHours) * hour
+	if p.LogRollTimeMillis != nil {
+		c.LogRollTimeMillis = *p.LogRollTimeMillis
 	}
-	c.LogRollTimeJitterMillis = int64(c.GetInt("log.roll.jitter.hours")) * 3600000
-	if n, ok := c.optLong("log.roll.jitter.ms"); ok {
-		c.LogRollTimeJitterMillis = n
+	c.LogRollTimeJitterMillis = int64(p.LogRollTimeJitterHours) * hour
+	if p.LogRollTimeJitterMillis != nil {
+		c.LogRollTimeJitterMillis = *p.LogRollTimeJitterMillis
 	}
-	c.LogRetentionTimeMillis = int64(c.GetInt("log.retention.hours")) * 3600000
-	if n, ok := c.optInt("log.retention.minutes"); ok {
-		c.LogRetentionTimeMillis = int64(n) * 60000
+	c.LogRetentionTimeMillis = int64(p.LogRetentionTimeHours) * hour
+	if p.LogRetentionTimeMinutes != nil {
+		c.LogRetentionTimeMillis = int64(*p.LogRetentionTimeMinutes) * minute
 	}
-	if n, ok := c.optLong("log.retention.ms"); ok {
-		c.LogRetentionTimeMillis = n
+	if p.LogRetentionTimeMillis != nil {
+		c.LogRetentionTimeMillis = *p.LogRetentionTimeMillis
 	}
 	if c.LogRetentionTimeMillis < 0 {
 		c.LogRetentionTimeMillis = -1
 	}
-	c.LogRetentionBytes = c.GetLong("log.retention.bytes")
-	c.LogFlushIntervalMessages = c.GetLong("log.flush.interval.messages")
-	c.LogFlushIntervalMs = c.GetLong("log.flush.scheduler.interval.ms")
-	if n, ok := c.optLong("log.flush.interval.ms"); ok {
-		c.LogFlushIntervalMs = n
+	c.LogFlushIntervalMs = p.LogFlushSchedulerIntervalMs
+	if p.LogFlushIntervalMs != nil {
+		c.LogFlushIntervalMs = *p.LogFlushIntervalMs
 	}
-	c.NumRecoveryThreadsPerDataDir = c.GetInt("num.recovery.threads.per.data.dir")
-	ibp, err := ParseApiVersion(c.GetString("inter.broker.protocol.version"))
-	if err != nil {
+	if c.InterBrokerProtocolVersion, err = ParseApiVersion(p.InterBrokerProtocolVersion); err != nil {
 		return err
 	}
-	lmf, err := ParseApiVersion(c.GetString("log.message.format.version"))
-	if err != nil {
+	if c.LogMessageFormatVersion, err = ParseApiVersion(p.LogMessageFormatVersion); err != nil {
 		return err
 	}
-	c.InterBrokerProtocolVersion, c.LogMessageFormatVersion = ibp, lmf
 	return nil
 }
 
@@ -271,9 +181,9 @@ func (c *KafkaConfig) validateValues() error {
 			return nil
 		}
 		if msg == "" {
-			return fmt.Errorf("requirement failed")
+			return illegalArgument("requirement failed")
 		}
-		return fmt.Errorf("requirement failed: %s", msg)
+		return illegalArgument("requirement failed: %s", msg)
 	}
 	compressionOK := false
 	for _, v := range validBrokerCompression {
@@ -287,27 +197,27 @@ func (c *KafkaConfig) validateValues() error {
 	} else {
 		checks = append(checks, req(c.BrokerID >= 0, "broker.id must be equal or greater than 0"))
 	}
-	threads := int64(c.GetInt("log.cleaner.threads"))
-	dedupeOK := threads == 0 || c.GetLong("log.cleaner.dedupe.buffer.size")/threads > 1024*1024
+	threads := int64(c.LogCleanerThreads)
+	dedupeOK := threads == 0 || c.LogCleanerDedupeBufferSize/threads > 1024*1024
 	checks = append(checks,
 		req(c.LogRollTimeMillis >= 1, "log.roll.ms must be equal or greater than 1"),
 		req(c.LogRollTimeJitterMillis >= 0, "log.roll.jitter.ms must be equal or greater than 0"),
 		req(c.LogRetentionTimeMillis >= 1 || c.LogRetentionTimeMillis == -1, "log.retention.ms must be unlimited (-1) or, equal or greater than 1"),
 		req(len(c.LogDirs) > 0, ""),
 		req(dedupeOK, "log.cleaner.dedupe.buffer.size must be at least 1MB per cleaner thread."),
-		req(c.GetInt("replica.fetch.wait.max.ms") <= c.GetInt("replica.socket.timeout.ms"), "replica.socket.timeout.ms should always be at least replica.fetch.wait.max.ms to prevent unnecessary socket timeouts"),
-		req(int64(c.GetInt("replica.fetch.wait.max.ms")) <= c.GetLong("replica.lag.time.max.ms"), "replica.fetch.wait.max.ms should always be at least replica.lag.time.max.ms to prevent frequent changes in ISR"),
-		req(c.GetShort("offsets.commit.required.acks") >= -1 && c.GetShort("offsets.commit.required.acks") <= c.GetShort("offsets.topic.replication.factor"), "offsets.commit.required.acks must be greater or equal -1 and less or equal to offsets.topic.replication.factor"),
+		req(c.ReplicaFetchWaitMaxMs <= c.ReplicaSocketTimeoutMs, "replica.socket.timeout.ms should always be at least replica.fetch.wait.max.ms to prevent unnecessary socket timeouts"),
+		req(int64(c.ReplicaFetchWaitMaxMs) <= c.ReplicaLagTimeMaxMs, "replica.fetch.wait.max.ms should always be at least replica.lag.time.max.ms to prevent frequent changes in ISR"),
+		req(c.OffsetCommitRequiredAcks >= -1 && c.OffsetCommitRequiredAcks <= c.OffsetsTopicReplicationFactor, "offsets.commit.required.acks must be greater or equal -1 and less or equal to offsets.topic.replication.factor"),
 		req(compressionOK, "compression.type : "+c.CompressionType+" is not valid. Valid options are "+strings.Join(validBrokerCompression, ",")),
 		req(contains(adv, c.InterBrokerListenerName), "inter.broker.listener.name must be a listener name defined in advertised.listeners. The valid options based on currently configured listeners are "+strings.Join(adv, ",")),
 		req(subset(adv, lst), "advertised.listeners listener names must be equal to or a subset of the ones defined in listeners. Found "+strings.Join(adv, ",")+". The valid options based on the current configuration are "+strings.Join(lst, ",")),
-		req(c.InterBrokerProtocolVersion.AtLeast(c.LogMessageFormatVersion), "log.message.format.version "+c.GetString("log.message.format.version")+" cannot be used when inter.broker.protocol.version is set to "+c.GetString("inter.broker.protocol.version")),
+		req(c.InterBrokerProtocolVersion.AtLeast(c.LogMessageFormatVersion), "log.message.format.version "+c.Props.LogMessageFormatVersion+" cannot be used when inter.broker.protocol.version is set to "+c.Props.InterBrokerProtocolVersion),
 	)
-	sasl := c.InterBrokerSecurityProtocol == "SASL_PLAINTEXT" || c.InterBrokerSecurityProtocol == "SASL_SSL"
-	mech := c.GetString("sasl.mechanism.inter.broker.protocol")
+	sasl := c.InterBrokerSecurityProtocol == common.SASL_PLAINTEXT || c.InterBrokerSecurityProtocol == common.SASL_SSL
+	mech := c.SaslMechanismInterBrokerProtocol
 	checks = append(checks,
-		req(!sasl || c.InterBrokerProtocolVersion.AtLeast(KAFKA_0_10_0_IV1) || mech == "GSSAPI", "Only GSSAPI mechanism is supported for inter-broker communication with SASL when inter.broker.protocol.version is set to "+c.GetString("inter.broker.protocol.version")),
-		req(!sasl || contains(c.GetList("sasl.enabled.mechanisms"), mech), "sasl.mechanism.inter.broker.protocol must be included in sasl.enabled.mechanisms when SASL is used for inter-broker communication"),
+		req(!sasl || c.InterBrokerProtocolVersion.AtLeast(KAFKA_0_10_0_IV1) || mech == "GSSAPI", "Only GSSAPI mechanism is supported for inter-broker communication with SASL when inter.broker.protocol.version is set to "+c.Props.InterBrokerProtocolVersion),
+		req(!sasl || contains(c.SaslEnabledMechanisms, mech), "sasl.mechanism.inter.broker.protocol must be included in sasl.enabled.mechanisms when SASL is used for inter-broker communication"),
 	)
 	for _, err := range checks {
 		if err != nil {

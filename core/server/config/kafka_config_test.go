@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zkafka/zkafka/clients/common"
 	kconfig "github.com/zkafka/zkafka/clients/config"
 )
 
@@ -36,7 +37,7 @@ func TestShippedServerProperties(t *testing.T) {
 	}
 }
 
-// TestDefaults mirrors KafkaConfigTest's default and fallback checks (config.md §3-4).
+// TestDefaults mirrors KafkaConfigTest's default and fallback checks (the fallbacks of KafkaConfig: log.dirs, the roll, retention and flush times).
 func TestDefaults(t *testing.T) {
 	c := mustConfig(t, map[string]string{"zookeeper.connect": "zk:2181"})
 	checks := []struct {
@@ -55,10 +56,10 @@ func TestDefaults(t *testing.T) {
 		{"flush ms from scheduler interval", c.LogFlushIntervalMs, int64(9223372036854775807)},
 		{"compression.type", c.CompressionType, "producer"},
 		{"ibp", c.InterBrokerProtocolVersion.String(), "0.10.2-IV0"},
-		{"offsets.topic.replication.factor", c.GetShort("offsets.topic.replication.factor"), int16(3)},
-		{"log.cleaner.io.buffer.load.factor", c.GetDouble("log.cleaner.io.buffer.load.factor"), 0.9},
-		{"unclean.leader.election.enable", c.GetBoolean("unclean.leader.election.enable"), true},
-		{"log.cleanup.policy", strings.Join(c.GetList("log.cleanup.policy"), ","), "delete"},
+		{"offsets.topic.replication.factor", c.OffsetsTopicReplicationFactor, int16(3)},
+		{"log.cleaner.io.buffer.load.factor", c.LogCleanerDedupeBufferLoadFactor, 0.9},
+		{"unclean.leader.election.enable", c.UncleanLeaderElectionEnable, true},
+		{"log.cleanup.policy", strings.Join(c.LogCleanupPolicy, ","), "delete"},
 	}
 	for _, ch := range checks {
 		if ch.got != ch.want {
@@ -78,12 +79,12 @@ func TestDefaults(t *testing.T) {
 		t.Errorf("dirs %v listeners %v advertised %v", c.LogDirs, c.Listeners, c.AdvertisedListeners)
 	}
 	c = mustConfig(t, map[string]string{"zookeeper.connect": "zk", "listeners": "plaintext://[::1]:9092,SSL://:9093", "max.connections.per.ip.overrides": "127.0.0.1:5, ::1:7"})
-	if c.Listeners[0].ConnectionString() != "PLAINTEXT://[::1]:9092" || c.Listeners[1].SecurityProtocol != "SSL" || c.MaxConnectionsPerIPOverrides["::1"] != 7 {
+	if c.Listeners[0].ConnectionString() != "PLAINTEXT://[::1]:9092" || c.Listeners[1].SecurityProtocol != common.SSL || c.MaxConnectionsPerIPOverrides["::1"] != 7 {
 		t.Errorf("listeners %v overrides %v", c.Listeners, c.MaxConnectionsPerIPOverrides)
 	}
 }
 
-// TestValidationMessages checks KafkaConfig.validateValues and listener parsing messages (config.md §4-5).
+// TestValidationMessages checks KafkaConfig.validateValues and listener parsing messages .
 func TestValidationMessages(t *testing.T) {
 	base := func(kv ...string) map[string]string {
 		m := map[string]string{"zookeeper.connect": "zk"}

@@ -13,6 +13,7 @@ import (
 	"github.com/zkafka/zkafka/clients/protocol"
 	"github.com/zkafka/zkafka/clients/record"
 	"github.com/zkafka/zkafka/core/cluster"
+	"github.com/zkafka/zkafka/zk/zktest"
 )
 
 var tp0 = common.TopicPartition{Topic: "t", Partition: 0}
@@ -143,17 +144,6 @@ func newFakeThread(t *testing.T, backoffMs int64) (*AbstractFetcherThread, *fake
 	return th, h
 }
 
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
-
 func fetchOffset(th *AbstractFetcherThread, tp common.TopicPartition) int64 {
 	s, ok := th.FetchState(tp)
 	if !ok {
@@ -169,11 +159,11 @@ func TestFetcherThreadAdvancesPastFetchedData(t *testing.T) {
 	if err := th.AddPartitions(map[common.TopicPartition]int64{tp0: 0}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "offset 5", func() bool { return fetchOffset(th, tp0) == 5 })
+	zktest.WaitUntilTrue(t, func() bool { return fetchOffset(th, tp0) == 5 }, "offset 5", 5*time.Second)
 	h.mu.Lock()
 	h.logEnd[tp0] = 8
 	h.mu.Unlock()
-	waitFor(t, "offset 8", func() bool { return fetchOffset(th, tp0) == 8 })
+	zktest.WaitUntilTrue(t, func() bool { return fetchOffset(th, tp0) == 8 }, "offset 8", 5*time.Second)
 	h.mu.Lock()
 	got := slices.Clone(h.processed)
 	h.mu.Unlock()
@@ -198,7 +188,7 @@ func TestFetcherThreadOffsetOutOfRangeResets(t *testing.T) {
 	if err := th.AddPartitions(map[common.TopicPartition]int64{tp0: 100}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "reset then catch up to 10", func() bool { return fetchOffset(th, tp0) == 10 })
+	zktest.WaitUntilTrue(t, func() bool { return fetchOffset(th, tp0) == 10 }, "reset then catch up to 10", 5*time.Second)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if !slices.Equal(h.processed, []string{"t-0@7"}) {
@@ -226,21 +216,21 @@ func TestFetcherThreadErrorPartitionIsDelayed(t *testing.T) {
 	if err := th.AddPartitions(map[common.TopicPartition]int64{tp0: 0, tp1: 0}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "tp1 reported with error", func() bool {
+	zktest.WaitUntilTrue(t, func() bool {
 		h.mu.Lock()
 		defer h.mu.Unlock()
 		return slices.Contains(h.withErrors, tp1)
-	})
-	waitFor(t, "tp0 fetched", func() bool { return fetchOffset(th, tp0) == 3 })
+	}, "tp1 reported with error", 5*time.Second)
+	zktest.WaitUntilTrue(t, func() bool { return fetchOffset(th, tp0) == 3 }, "tp0 fetched", 5*time.Second)
 	// once delayed, tp1 is left out of the requests while tp0 keeps being fetched
 	h.mu.Lock()
 	n := len(h.builtActive)
 	h.mu.Unlock()
-	waitFor(t, "two more requests", func() bool {
+	zktest.WaitUntilTrue(t, func() bool {
 		h.mu.Lock()
 		defer h.mu.Unlock()
 		return len(h.builtActive) >= n+2
-	})
+	}, "two more requests", 5*time.Second)
 	h.mu.Lock()
 	last := h.builtActive[len(h.builtActive)-1]
 	h.mu.Unlock()
@@ -259,11 +249,11 @@ func TestFetcherThreadFetchErrorBacksOffAllPartitions(t *testing.T) {
 	if err := th.AddPartitions(map[common.TopicPartition]int64{tp0: 0}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "partition reported", func() bool {
+	zktest.WaitUntilTrue(t, func() bool {
 		h.mu.Lock()
 		defer h.mu.Unlock()
 		return slices.Contains(h.withErrors, tp0)
-	})
+	}, "partition reported", 5*time.Second)
 	s, _ := th.FetchState(tp0)
 	if s.IsActive(th.Now()) {
 		t.Fatal("partition still active after a failed fetch")
@@ -277,7 +267,7 @@ func TestFetcherThreadRemovedPartitionIsNoLongerProcessed(t *testing.T) {
 	if err := th.AddPartitions(map[common.TopicPartition]int64{tp0: 0}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "offset 1", func() bool { return fetchOffset(th, tp0) == 1 })
+	zktest.WaitUntilTrue(t, func() bool { return fetchOffset(th, tp0) == 1 }, "offset 1", 5*time.Second)
 	th.RemovePartitions(map[common.TopicPartition]struct{}{tp0: {}})
 	h.mu.Lock()
 	before := len(h.processed)

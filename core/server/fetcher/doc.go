@@ -6,7 +6,7 @@
 // Kafka 0.10.2: kafka.server (core/src/main/scala/kafka/server): AbstractFetcherThread,
 // AbstractFetcherManager, PartitionFetchState, BrokerAndFetcherId, BrokerAndInitialOffset
 // (moved to this leaf because clients/oldconsumer's ConsumerFetcherThread extends the same
-// skeleton and core/server imports what it would otherwise import; layout.md B.4).
+// skeleton and core/server imports what it would otherwise import; docs/design.md §1.2).
 //
 // Bookmap: 《Apache Kafka源码剖析》 §4.6.3 (ReplicaFetcherThread and its abstract parent);
 // 《Kafka技术内幕》 §6.3 (replica synchronisation); 000 §3.3 and §7.2.2 (the shared fetcher).

@@ -9,6 +9,7 @@ import (
 
 	"github.com/zkafka/zkafka/clients/common"
 	"github.com/zkafka/zkafka/core/utils/timer"
+	"github.com/zkafka/zkafka/zk/zktest"
 )
 
 // mockDelayedOperation is Kafka's MockDelayedOperation: completable on demand, and it signals its
@@ -317,13 +318,7 @@ func TestReaperPurgesCompleted(t *testing.T) {
 		t.Fatalf("watched = %d, want 20 (no purge yet)", w)
 	}
 	ops[3].ForceComplete()
-	deadline := time.Now().Add(5 * time.Second)
-	for p.Watched() != 12 {
-		if time.Now().After(deadline) {
-			t.Fatalf("watched = %d, want 12 after the reaper purged 4 completed operations", p.Watched())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	zktest.WaitUntilTrue(t, func() bool { return p.Watched() == 12 }, "watched != 12: the reaper did not purge the 4 completed operations", 5*time.Second)
 	if e := p.estimatedTotalOperations.Load(); e != 6 {
 		t.Fatalf("estimate after purge = %d, want 6 (the delayed count)", e)
 	}

@@ -4,7 +4,7 @@
 //
 // Kafka 0.10.2: kafka.server (core/src/main/scala/kafka/server/DelayedOperation.scala,
 // DelayedOperationKey.scala). The classes moved out of core/server so the coordinator and
-// cluster packages, which core/server imports, can use them (layout.md B.4 row 3).
+// cluster packages, which core/server imports, can use them (docs/design.md §1.2 row 3).
 //
 // Bookmap: 《Apache Kafka源码剖析》 §4.4.3 DelayedOperation, §4.4.4 DelayedOperationPurgatory;
 // 《Kafka技术内幕》 §6.3.1-6.3.3; 《深入理解Kafka》 §6.3 延时操作. DelayedProduce and DelayedFetch

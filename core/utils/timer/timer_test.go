@@ -1,6 +1,7 @@
 package timer
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"sort"
@@ -13,6 +14,7 @@ import (
 	logtest "github.com/sirupsen/logrus/hooks/test"
 
 	"github.com/zkafka/zkafka/clients/common"
+	"github.com/zkafka/zkafka/zk/zktest"
 )
 
 // latchTask is Kafka's TimerTest.TestTask: it records its id once and counts down a latch.
@@ -141,13 +143,7 @@ func (r *recordingTask) Run() {
 
 func waitCount(t *testing.T, c *atomic.Int32, want int32) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for c.Load() < want {
-		if time.Now().After(deadline) {
-			t.Fatalf("ran %d tasks, want %d", c.Load(), want)
-		}
-		time.Sleep(20 * time.Microsecond)
-	}
+	zktest.WaitUntilTrue(t, func() bool { return c.Load() >= want }, fmt.Sprintf("fewer than %d tasks ran", want), 5*time.Second)
 }
 
 // TestTimingWheelExpiresAtDeadline drives a SystemTimer with a MockTime one millisecond at a

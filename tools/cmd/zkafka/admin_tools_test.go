@@ -9,7 +9,7 @@ import (
 // TestAdminToolUsageErrors runs the issue 7 tools (and broker-api-versions,
 // GetOffsetShell) through the binary's entry
 // point: each usage error prints Kafka's message first on stderr and exits
-// with Kafka's code (tools.md §1), without touching ZooKeeper.
+// with Kafka's code (CommandLineUtils.printUsageAndDie), without touching ZooKeeper.
 func TestAdminToolUsageErrors(t *testing.T) {
 	cases := []struct {
 		args  []string

@@ -95,7 +95,7 @@ func perfTool(run func(context.Context, []string, io.Writer, io.Writer) int) fun
 	}
 }
 
-// adminTool adapts an admin tool's Run (issue 7) to the commands() signature.
+// adminTool adapts an admin tool's Run to the commands() signature.
 func adminTool(run func(context.Context, []string, io.Writer, io.Writer) int) func([]string, io.Writer, io.Writer) int {
 	return func(args []string, stdout, stderr io.Writer) int {
 		return run(context.Background(), args, stdout, stderr)

@@ -10,7 +10,7 @@ import (
 
 const module = "github.com/zkafka/zkafka/"
 
-// ranks is layout.md B.4: a package may import only module packages of a strictly lower rank.
+// ranks is docs/design.md §1.1: a package may import only module packages of a strictly lower rank.
 // Test-support packages (zktest, clientstest, integration harness) are only imported from tests,
 // which `go list -deps` of non-test builds does not follow.
 var ranks = map[string]int{
@@ -18,7 +18,7 @@ var ranks = map[string]int{
 	"zk/zkclient": 0, "zk/ensemble": 0,
 	"clients/config": 1, "clients/metrics": 1, "clients/record": 1, "clients/protocol/types": 1,
 	"zk/zkutils": 1, "core/utils": 1, "core/server/brokerstate": 1, "zk/zktest": 1,
-	"clients/protocol/schema": 2, "clients/network": 2, "core/utils/timer": 2,
+	"clients/protocol/schema": 2, "clients/network": 2, "core/utils/timer": 2, "core/utils/log4j": 2,
 	"clients/protocol": 3,
 	"clients/security": 4, "clients/oldclient": 4,
 	"clients":          5,
@@ -52,7 +52,7 @@ func rankOf(rel string) (int, bool) {
 	return 0, false
 }
 
-// TestLayering runs `go list` over the module and fails on any import that breaks layout.md B.4.
+// TestLayering runs `go list` over the module and fails on any import that breaks docs/design.md §1.1.
 func TestLayering(t *testing.T) {
 	cmd := exec.Command("go", "list", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, module+"...")
 	var stderr bytes.Buffer
@@ -68,7 +68,7 @@ func TestLayering(t *testing.T) {
 		from := strings.TrimPrefix(f[0], module)
 		fromRank, ok := rankOf(from)
 		if !ok {
-			t.Errorf("package %s has no rank in layout.md B.4 (add it to the table and to this test)", from)
+			t.Errorf("package %s has no rank in docs/design.md §1.1 (add it to the table and to this test)", from)
 			continue
 		}
 		for _, imp := range f[1:] {
@@ -97,7 +97,7 @@ func TestLayering(t *testing.T) {
 				continue
 			}
 			if toRank >= fromRank {
-				t.Errorf("%s (rank %d) imports %s (rank %d): layout.md B.4 allows only lower ranks", from, fromRank, to, toRank)
+				t.Errorf("%s (rank %d) imports %s (rank %d): docs/design.md §1.1 allows only lower ranks", from, fromRank, to, toRank)
 			}
 		}
 	}

@@ -27,6 +27,7 @@ func generate() (map[string][]byte, error) {
 		buf.WriteString(header)
 		fmt.Fprintf(&buf, "package protocol\n\n")
 		needRecord := false
+		used := map[string]bool{}
 		for i, side := range []struct {
 			name    string
 			class   string
@@ -41,8 +42,8 @@ func generate() (map[string][]byte, error) {
 					byVersion[int16(v)] = s
 				}
 			}
-			b := &builder{message: side.name, names: map[string]bool{}}
-			m, err := b.build(side.name, "", byVersion)
+			b := &builder{message: side.name, names: map[string]bool{}, roles: a.roles, used: used}
+			m, err := b.build(side.name, "", side.name, byVersion)
 			if err != nil {
 				return nil, err
 			}
@@ -56,6 +57,9 @@ func generate() (map[string][]byte, error) {
 				needRecord = true
 			}
 			buf.Write(body.Bytes())
+		}
+		if err := checkRoles(a, used); err != nil {
+			return nil, err
 		}
 		src := buf.Bytes()
 		if needRecord {
@@ -80,6 +84,22 @@ func generate() (map[string][]byte, error) {
 	}
 	files["zz_generated_registry.go"] = formatted
 	return files, nil
+}
+
+// checkRoles fails on a row of a's override column that named no nested struct (a typo, or a
+// schema change that removed the field).
+func checkRoles(a api, used map[string]bool) error {
+	var stale []string
+	for path := range a.roles {
+		if !used[path] {
+			stale = append(stale, path)
+		}
+	}
+	if len(stale) > 0 {
+		sort.Strings(stale)
+		return fmt.Errorf("%s: role rows name no nested struct: %s", a.enum, strings.Join(stale, ", "))
+	}
+	return nil
 }
 
 // constName is the ApiKeys constant of package protocol for a.

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -65,5 +67,33 @@ func TestGoName(t *testing.T) {
 		if got := goName(in); got != want {
 			t.Errorf("goName(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestRoleOverrides: the override column names nested structs by role (parent name + role), and
+// a row that names no nested struct fails the generation.
+func TestRoleOverrides(t *testing.T) {
+	files, err := generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := string(files["zz_generated_19_create_topics.go"])
+	for _, want := range []string{`type CreateTopicsRequestTopic struct`, `CreateTopicRequests +\[\]CreateTopicsRequestTopic `,
+		`ReplicaAssignment +\[\]CreateTopicsRequestTopicReplicaAssignment `, `Configs +\[\]CreateTopicsRequestTopicConfig `,
+		`TopicErrors +\[\]CreateTopicsResponseTopic `} {
+		if !regexp.MustCompile(want).MatchString(src) {
+			t.Errorf("create_topics does not match %q", want)
+		}
+	}
+	saved := apis[19].roles
+	defer func() { apis[19].roles = saved }()
+	apis[19].roles = roles{"CreateTopicsRequest.CreateTopicRequests": "Topic", "CreateTopicsRequest.NoSuchField": "X"}
+	if _, err := generate(); err == nil || !strings.Contains(err.Error(), "CreateTopicsRequest.NoSuchField") {
+		t.Errorf("a stale role row was accepted: %v", err)
+	}
+	apis[19].roles = nil
+	files, err = generate()
+	if err != nil || !strings.Contains(string(files["zz_generated_19_create_topics.go"]), "type CreateTopicsRequestCreateTopicRequests struct") {
+		t.Errorf("without rows the default rule applies: %v", err)
 	}
 }

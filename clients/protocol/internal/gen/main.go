@@ -13,10 +13,11 @@
 // (clients/src/main/java/org/apache/kafka/common/protocol/Protocol.java) by generated code.
 //
 // Generated names: a message is its common.requests class name (ListOffsetRequest, not
-// ListOffsetsRequest); a nested struct is the message name plus the Go field name
-// (ProduceRequestTopicData), or the parent struct's name plus the field name when that would
-// collide; Go field names are the wire names in CamelCase with "id" as "ID". A field that a later
-// version adds is placed where that version puts it on the wire.
+// ListOffsetsRequest); a nested struct is its parent struct's name plus the role the api table's
+// override column gives it (ProduceRequestTopic, ProduceRequestTopicPartition), or, without a
+// row, the message name plus the Go field name (the parent struct's name plus the field name
+// when that would collide); Go field names are the wire names in CamelCase with "id" as "ID". A
+// field that a later version adds is placed where that version puts it on the wire.
 package main
 
 import (

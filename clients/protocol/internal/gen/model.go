@@ -7,38 +7,76 @@ import (
 	"github.com/zkafka/zkafka/clients/protocol/types"
 )
 
-// api names one API key: Kafka's ApiKeys constant (for the file name) and the class names of its
-// request and response in common.requests (for the Go type names).
+// api names one API key: Kafka's ApiKeys constant (for the file name), the class names of its
+// request and response in common.requests (for the Go type names), and the role names of its
+// nested structs.
 type api struct {
 	key      int
 	enum     string // ApiKeys enum constant, e.g. LIST_OFFSETS
 	request  string
 	response string
+	roles    roles
 }
+
+// roles is the override column: the role of each nested struct, keyed by its path of Go field
+// names from the message ("ProduceRequest.TopicData.Data"). The struct's Go name is its parent
+// struct's name plus the role, so the partitions of a produce request's topics are
+// ProduceRequestTopicPartition, as in franz-go's kmsg, rather than a name made of the wire field
+// names (ProduceRequestTopicPartition). A nested struct without a row is named by the default rule (the
+// message name plus the field name); a row that names no nested struct is an error.
+type roles map[string]string
 
 // apis is the order of ApiKeys in 0.10.2.
 var apis = []api{
-	{0, "PRODUCE", "ProduceRequest", "ProduceResponse"},
-	{1, "FETCH", "FetchRequest", "FetchResponse"},
-	{2, "LIST_OFFSETS", "ListOffsetRequest", "ListOffsetResponse"},
-	{3, "METADATA", "MetadataRequest", "MetadataResponse"},
-	{4, "LEADER_AND_ISR", "LeaderAndIsrRequest", "LeaderAndIsrResponse"},
-	{5, "STOP_REPLICA", "StopReplicaRequest", "StopReplicaResponse"},
-	{6, "UPDATE_METADATA", "UpdateMetadataRequest", "UpdateMetadataResponse"},
-	{7, "CONTROLLED_SHUTDOWN", "ControlledShutdownRequest", "ControlledShutdownResponse"},
-	{8, "OFFSET_COMMIT", "OffsetCommitRequest", "OffsetCommitResponse"},
-	{9, "OFFSET_FETCH", "OffsetFetchRequest", "OffsetFetchResponse"},
-	{10, "GROUP_COORDINATOR", "GroupCoordinatorRequest", "GroupCoordinatorResponse"},
-	{11, "JOIN_GROUP", "JoinGroupRequest", "JoinGroupResponse"},
-	{12, "HEARTBEAT", "HeartbeatRequest", "HeartbeatResponse"},
-	{13, "LEAVE_GROUP", "LeaveGroupRequest", "LeaveGroupResponse"},
-	{14, "SYNC_GROUP", "SyncGroupRequest", "SyncGroupResponse"},
-	{15, "DESCRIBE_GROUPS", "DescribeGroupsRequest", "DescribeGroupsResponse"},
-	{16, "LIST_GROUPS", "ListGroupsRequest", "ListGroupsResponse"},
-	{17, "SASL_HANDSHAKE", "SaslHandshakeRequest", "SaslHandshakeResponse"},
-	{18, "API_VERSIONS", "ApiVersionsRequest", "ApiVersionsResponse"},
-	{19, "CREATE_TOPICS", "CreateTopicsRequest", "CreateTopicsResponse"},
-	{20, "DELETE_TOPICS", "DeleteTopicsRequest", "DeleteTopicsResponse"},
+	{0, "PRODUCE", "ProduceRequest", "ProduceResponse", roles{
+		"ProduceRequest.TopicData": "Topic", "ProduceRequest.TopicData.Data": "Partition",
+		"ProduceResponse.Responses": "Topic", "ProduceResponse.Responses.PartitionResponses": "Partition"}},
+	{1, "FETCH", "FetchRequest", "FetchResponse", roles{
+		"FetchRequest.Topics": "Topic", "FetchRequest.Topics.Partitions": "Partition",
+		"FetchResponse.Responses": "Topic", "FetchResponse.Responses.PartitionResponses": "Partition",
+		"FetchResponse.Responses.PartitionResponses.PartitionHeader": "Header"}},
+	{2, "LIST_OFFSETS", "ListOffsetRequest", "ListOffsetResponse", roles{
+		"ListOffsetRequest.Topics": "Topic", "ListOffsetRequest.Topics.Partitions": "Partition",
+		"ListOffsetResponse.Responses": "Topic", "ListOffsetResponse.Responses.PartitionResponses": "Partition"}},
+	{3, "METADATA", "MetadataRequest", "MetadataResponse", roles{
+		"MetadataResponse.Brokers": "Broker", "MetadataResponse.TopicMetadata": "Topic",
+		"MetadataResponse.TopicMetadata.PartitionMetadata": "Partition"}},
+	{4, "LEADER_AND_ISR", "LeaderAndIsrRequest", "LeaderAndIsrResponse", roles{
+		"LeaderAndIsrRequest.PartitionStates": "PartitionState", "LeaderAndIsrRequest.LiveLeaders": "LiveLeader",
+		"LeaderAndIsrResponse.Partitions": "Partition"}},
+	{5, "STOP_REPLICA", "StopReplicaRequest", "StopReplicaResponse", roles{
+		"StopReplicaRequest.Partitions": "Partition", "StopReplicaResponse.Partitions": "Partition"}},
+	{6, "UPDATE_METADATA", "UpdateMetadataRequest", "UpdateMetadataResponse", roles{
+		"UpdateMetadataRequest.PartitionStates": "PartitionState", "UpdateMetadataRequest.LiveBrokers": "LiveBroker",
+		"UpdateMetadataRequest.LiveBrokers.EndPoints": "EndPoint"}},
+	{7, "CONTROLLED_SHUTDOWN", "ControlledShutdownRequest", "ControlledShutdownResponse", roles{
+		"ControlledShutdownResponse.PartitionsRemaining": "Partition"}},
+	{8, "OFFSET_COMMIT", "OffsetCommitRequest", "OffsetCommitResponse", roles{
+		"OffsetCommitRequest.Topics": "Topic", "OffsetCommitRequest.Topics.Partitions": "Partition",
+		"OffsetCommitResponse.Responses": "Topic", "OffsetCommitResponse.Responses.PartitionResponses": "Partition"}},
+	{9, "OFFSET_FETCH", "OffsetFetchRequest", "OffsetFetchResponse", roles{
+		"OffsetFetchRequest.Topics": "Topic", "OffsetFetchRequest.Topics.Partitions": "Partition",
+		"OffsetFetchResponse.Responses": "Topic", "OffsetFetchResponse.Responses.PartitionResponses": "Partition"}},
+	{10, "GROUP_COORDINATOR", "GroupCoordinatorRequest", "GroupCoordinatorResponse", roles{
+		"GroupCoordinatorResponse.Coordinator": "Coordinator"}},
+	{11, "JOIN_GROUP", "JoinGroupRequest", "JoinGroupResponse", roles{
+		"JoinGroupRequest.GroupProtocols": "Protocol", "JoinGroupResponse.Members": "Member"}},
+	{12, "HEARTBEAT", "HeartbeatRequest", "HeartbeatResponse", nil},
+	{13, "LEAVE_GROUP", "LeaveGroupRequest", "LeaveGroupResponse", nil},
+	{14, "SYNC_GROUP", "SyncGroupRequest", "SyncGroupResponse", roles{
+		"SyncGroupRequest.GroupAssignment": "GroupAssignment"}},
+	{15, "DESCRIBE_GROUPS", "DescribeGroupsRequest", "DescribeGroupsResponse", roles{
+		"DescribeGroupsResponse.Groups": "Group", "DescribeGroupsResponse.Groups.Members": "Member"}},
+	{16, "LIST_GROUPS", "ListGroupsRequest", "ListGroupsResponse", roles{
+		"ListGroupsResponse.Groups": "Group"}},
+	{17, "SASL_HANDSHAKE", "SaslHandshakeRequest", "SaslHandshakeResponse", nil},
+	{18, "API_VERSIONS", "ApiVersionsRequest", "ApiVersionsResponse", roles{
+		"ApiVersionsResponse.ApiVersions": "ApiKey"}},
+	{19, "CREATE_TOPICS", "CreateTopicsRequest", "CreateTopicsResponse", roles{
+		"CreateTopicsRequest.CreateTopicRequests": "Topic", "CreateTopicsRequest.CreateTopicRequests.ReplicaAssignment": "ReplicaAssignment",
+		"CreateTopicsRequest.CreateTopicRequests.Configs": "Config", "CreateTopicsResponse.TopicErrors": "Topic"}},
+	{20, "DELETE_TOPICS", "DeleteTopicsRequest", "DeleteTopicsResponse", roles{
+		"DeleteTopicsResponse.TopicErrorCodes": "Topic"}},
 }
 
 // structModel is one generated Go struct: the union of the fields a schema path has over all
@@ -76,10 +114,13 @@ type layoutField struct {
 type builder struct {
 	message string
 	names   map[string]bool
+	roles   roles           // the api's override column
+	used    map[string]bool // the rows of roles that named a struct
 }
 
-// build merges the per-version schemas of one path into a structModel.
-func (b *builder) build(name, owner string, byVersion map[int16]*types.Schema) (*structModel, error) {
+// build merges the per-version schemas of one path (Go field names from the message, e.g.
+// "ProduceRequest.TopicData") into a structModel.
+func (b *builder) build(name, owner, path string, byVersion map[int16]*types.Schema) (*structModel, error) {
 	if b.names[name] {
 		return nil, fmt.Errorf("type name %s used twice in %s", name, b.message)
 	}
@@ -139,11 +180,15 @@ func (b *builder) build(name, owner string, byVersion map[int16]*types.Schema) (
 		if cs == nil {
 			continue
 		}
+		childPath := path + "." + fm.goName
 		childName := b.message + fm.goName
-		if b.names[childName] {
+		if role, ok := b.roles[childPath]; ok {
+			childName = name + role
+			b.used[childPath] = true
+		} else if b.names[childName] {
 			childName = name + fm.goName
 		}
-		child, err := b.build(childName, name+"."+fm.goName, cs)
+		child, err := b.build(childName, name+"."+fm.goName, childPath, cs)
 		if err != nil {
 			return nil, err
 		}

@@ -6,7 +6,7 @@
 // (clients/src/main/java/org/apache/kafka/common/requests) and the request header of
 // org.apache.kafka.common.requests.RequestHeader.
 //
-// Bookmap: protocol.md §2 (framing, headers), §3.3 (the ApiVersions quirk), §8 (client interop).
+// Bookmap: docs/formats.md §2.1 (framing, headers), §2.3 (the ApiVersions quirk), §2.5 (client interop).
 //
 // How it works. A Listener wraps a loopback net.Listener and is handed to
 // sarama.NewMockBrokerListener, so the fake broker advertises the listener's own address in

@@ -301,7 +301,7 @@ func kcat(t *testing.T, stdin string, args ...string) {
 
 // answerProduceV1 answers a Produce v1 request for partition 0 of captureTopic without decoding
 // it: sarama's LZ4 reader rejects librdkafka's magic-0 blocks, whose header checksum follows the
-// pre-KAFKA-3160 framing that a 0.10.2 broker accepts for magic 0 (storage.md §3).
+// pre-KAFKA-3160 framing that a 0.10.2 broker accepts for magic 0 (docs/formats.md §3.3).
 func answerProduceV1(key, version int16, corr uint32, _ []byte) ([]byte, bool) {
 	if key != 0 || version != 1 {
 		return nil, false

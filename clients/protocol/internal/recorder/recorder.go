@@ -11,7 +11,7 @@ import (
 	"sync"
 )
 
-// apiVersionsKey is the api_key of ApiVersions (protocol.md §4).
+// apiVersionsKey is the api_key of ApiVersions (docs/formats.md §2.3).
 const apiVersionsKey = 18
 
 // maxFrameSize bounds a captured frame; clients in the capture scenarios send a few kilobytes.
@@ -161,7 +161,7 @@ func readFrame(r io.Reader) ([]byte, error) {
 	return frame, nil
 }
 
-// apiVersions0102 is the (api_key, min, max) table a 0.10.2 broker advertises (protocol.md §4).
+// apiVersions0102 is the (api_key, min, max) table a 0.10.2 broker advertises (docs/formats.md §2.3).
 var apiVersions0102 = [21][3]int16{
 	{0, 0, 2}, {1, 0, 3}, {2, 0, 1}, {3, 0, 2}, {4, 0, 0}, {5, 0, 0}, {6, 0, 3}, {7, 1, 1},
 	{8, 0, 2}, {9, 0, 2}, {10, 0, 0}, {11, 0, 1}, {12, 0, 0}, {13, 0, 0}, {14, 0, 0},

@@ -61,7 +61,7 @@ func TestListenerAnswersAPIVersionsAndPassesOtherFrames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// correlation id 7, then the v0 body with error 35 and an empty array (protocol.md §3.3).
+	// correlation id 7, then the v0 body with error 35 and an empty array (docs/formats.md §2.3).
 	if want := "00000007" + "0023" + "00000000"; hex.EncodeToString(resp) != want {
 		t.Fatalf("ApiVersions v3 answer %x, want %s", resp, want)
 	}
@@ -72,7 +72,7 @@ func TestListenerAnswersAPIVersionsAndPassesOtherFrames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 4 (correlation id) + 132 (protocol.md §4), ControlledShutdown advertised as 1..1.
+	// 4 (correlation id) + 132 (docs/formats.md §2.3), ControlledShutdown advertised as 1..1.
 	if len(resp) != 136 || !bytes.Equal(resp[4:10], []byte{0, 0, 0, 0, 0, 21}) ||
 		!bytes.Equal(resp[10+7*6:10+8*6], []byte{0, 7, 0, 1, 0, 1}) {
 		t.Fatalf("ApiVersions v0 answer %x", resp)
