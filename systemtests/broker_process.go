@@ -21,6 +21,9 @@ type BrokerConfig struct {
 	ID int32
 	// Port is the PLAINTEXT listener port on 127.0.0.1; 0 picks a free one (kept on restarts).
 	Port int
+	// Host is the listener's address; empty means 127.0.0.1 (the partition tests give each broker
+	// an address in a network namespace of its own).
+	Host string
 	// Dir holds server.properties, broker.log and the log dirs.
 	Dir string
 	// LogDirs is the number of log directories (log.dirs); 0 means 1.
@@ -66,6 +69,7 @@ var defaultBrokerProperties = map[string]string{
 type BrokerProcess struct {
 	Bin        string
 	ID         int32
+	Host       string
 	Port       int
 	Dir        string
 	ConfigPath string
@@ -103,11 +107,14 @@ func NewBrokerProcess(bin string, cfg BrokerConfig) (*BrokerProcess, error) {
 	if cfg.LogDirs <= 0 {
 		cfg.LogDirs = 1
 	}
+	if cfg.Host == "" {
+		cfg.Host = "127.0.0.1"
+	}
 	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
 		return nil, err
 	}
 	b := &BrokerProcess{
-		Bin: bin, ID: cfg.ID, Port: cfg.Port, Dir: cfg.Dir, cfg: cfg,
+		Bin: bin, ID: cfg.ID, Host: cfg.Host, Port: cfg.Port, Dir: cfg.Dir, cfg: cfg,
 		ConfigPath: filepath.Join(cfg.Dir, "server.properties"),
 		logs:       NewLogCapture(filepath.Join(cfg.Dir, "broker.log")),
 	}
@@ -119,7 +126,7 @@ func NewBrokerProcess(bin string, cfg BrokerConfig) (*BrokerProcess, error) {
 		props[k] = v
 	}
 	props["broker.id"] = strconv.Itoa(int(cfg.ID))
-	props["listeners"] = fmt.Sprintf("PLAINTEXT://127.0.0.1:%d", cfg.Port)
+	props["listeners"] = fmt.Sprintf("PLAINTEXT://%s:%d", cfg.Host, cfg.Port)
 	props["log.dirs"] = strings.Join(b.LogDirs, ",")
 	props["zookeeper.connect"] = cfg.ZkConnect
 	for k, v := range cfg.Properties {
@@ -145,8 +152,8 @@ func formatProperties(props map[string]string) []byte {
 	return []byte(sb.String())
 }
 
-// Addr is the broker's "127.0.0.1:port".
-func (b *BrokerProcess) Addr() string { return fmt.Sprintf("127.0.0.1:%d", b.Port) }
+// Addr is the broker's "127.0.0.1:port" (its Host instead of 127.0.0.1 when set).
+func (b *BrokerProcess) Addr() string { return net.JoinHostPort(b.Host, strconv.Itoa(b.Port)) }
 
 // Logs is the broker's captured stdout and stderr.
 func (b *BrokerProcess) Logs() *LogCapture { return b.logs }

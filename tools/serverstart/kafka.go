@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -38,6 +39,7 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string, st
 	if args[0] == "-daemon" {
 		return daemonize(args[1:], stdout, stderr, getenv)
 	}
+	stdout = &lockedWriter{w: stdout} // two loggers (below) share it
 	logger := newLogger(stdout)
 	props, err := getPropsFromArgs(args, stderr)
 	if err != nil {
@@ -53,9 +55,14 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string, st
 	}
 	logger.WithField("logger", "kafka.server.KafkaConfig").Info("KafkaConfig values: \n" + cfg.LogString())
 	base := logrus.NewEntry(logger)
+	// state.change.logger logs at TRACE, as Kafka 0.10.2's config/log4j.properties sets it: every
+	// LeaderAndIsr and UpdateMetadata a controller sends and a broker receives, with the
+	// controller's id and epoch (Kafka writes them to state-change.log; here they share stdout).
+	stateChange := newLogger(stdout)
+	stateChange.SetLevel(logrus.TraceLevel)
 	srv := server.NewKafkaServerStartable(cfg, server.Loggers{
 		Server:      base.WithField("logger", "kafka"),
-		StateChange: base.WithField("logger", "state.change.logger"),
+		StateChange: logrus.NewEntry(stateChange).WithField("logger", "state.change.logger"),
 		Request:     base.WithField("logger", "kafka.request.logger"),
 	}, getenv)
 	// The shutdown hook is in place before startup, as in kafka.Kafka: a signal that arrives
@@ -156,6 +163,18 @@ func daemonize(args []string, stdout, stderr io.Writer, getenv func(string) stri
 	}
 	_ = cmd.Process.Release()
 	return 0
+}
+
+// lockedWriter serialises the writes of several loggers to one writer, one whole line each.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // newLogger writes log4j's console layout.
