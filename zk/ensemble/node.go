@@ -104,16 +104,7 @@ func (n *node) start() error {
 		args = append(args, n.e.cfg.Wrapper(n.id-1)...)
 	}
 	args = append(args, n.e.java)
-	args = append(args, n.e.javaOpts...)
-	args = append(args,
-		"-Dzookeeper.admin.enableServer=false",
-		"-Dzookeeper.4lw.commands.whitelist=*",
-		"-Dzookeeper.jmx.log4j.disable=true",
-		"-Djava.net.preferIPv4Stack=true",
-		"-Dorg.slf4j.simpleLogger.showDateTime=true",
-		"-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS",
-		"-cp", n.e.classpath,
-		"org.apache.zookeeper.server.quorum.QuorumPeerMain", n.cfgPath())
+	args = append(args, QuorumPeerMainArgs(n.e.javaOpts, n.e.classpath, n.cfgPath())...)
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Dir = n.dir
 	cmd.Stdout, cmd.Stderr = logf, logf
@@ -132,6 +123,26 @@ func (n *node) start() error {
 	}()
 	n.e.log.WithField("node", n.id-1).WithField("pid", cmd.Process.Pid).WithField("clientPort", n.clientPort).Debug("ensemble: node started")
 	return nil
+}
+
+// QuorumPeerMainArgs is the java command line, after the java binary, that runs one ZooKeeper
+// server on the zoo.cfg at cfgPath: the JVM options, the system properties every server started
+// here gets (no admin server, the four-letter words allowed, IPv4, timestamps in the
+// slf4j-simple log), the classpath and QuorumPeerMain. The Docker image's entrypoint runs
+// ZooKeeper with it too.
+//
+// Kafka 0.10.2: bin/zookeeper-server-start.sh (through kafka-run-class.sh).
+func QuorumPeerMainArgs(javaOpts []string, classpath, cfgPath string) []string {
+	args := append([]string{}, javaOpts...)
+	return append(args,
+		"-Dzookeeper.admin.enableServer=false",
+		"-Dzookeeper.4lw.commands.whitelist=*",
+		"-Dzookeeper.jmx.log4j.disable=true",
+		"-Djava.net.preferIPv4Stack=true",
+		"-Dorg.slf4j.simpleLogger.showDateTime=true",
+		"-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS",
+		"-cp", classpath,
+		"org.apache.zookeeper.server.quorum.QuorumPeerMain", cfgPath)
 }
 
 // running reports whether the process is alive. Caller holds Ensemble.mu.
