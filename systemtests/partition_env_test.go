@@ -274,8 +274,7 @@ type partitionReport struct {
 
 func (r partitionReport) log(t *testing.T) {
 	t.Helper()
-	lost := len(r.rep.Missing) + len(r.rep.Mismatched)
-	t.Logf("PARTITION %s: acknowledged %d, lost %d, duplicates %d, recovered in %v", r.scenario, r.rep.Acked, lost,
+	t.Logf("PARTITION %s: acknowledged %d, lost %d, duplicates %d, recovered in %v", r.scenario, r.rep.Acked, r.rep.Lost(),
 		r.rep.Duplicates, r.recovered.Round(100*time.Millisecond))
 	for _, l := range r.extraLines {
 		t.Logf("PARTITION %s: %s", r.scenario, l)
