@@ -4,12 +4,12 @@ PKGS      ?= ./...
 FUZZTIME  ?= 15s
 DATA      ?= $(CURDIR)/data
 
-.PHONY: systemtest bench-broker bench-clients deps all build test unit fuzz lint run zk-up zk-down bench clean generate check-generate
+.PHONY: systemtest bench-broker bench-clients deps all build test unit fuzz lint run zk-up zk-down bench clean generate check-generate docker-images docker-test
 
 all: build
 
-build: ## the zkafka binary beside the bin/*.sh wrappers
-	$(GO) build -o bin/zkafka ./tools/cmd/zkafka
+build: ## the zkafka binary beside the bin/*.sh wrappers (static: the broker image runs it FROM scratch)
+	CGO_ENABLED=0 $(GO) build -o bin/zkafka ./tools/cmd/zkafka
 
 lint: ## gofmt + go vet
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
@@ -67,7 +67,7 @@ fuzz: ## each decoder's fuzz target for a bounded time
 	  $(GO) test -run=NONE -fuzz="^$$name\$$" -fuzztime=$$dur ./$$pkg/; \
 	done
 
-test: lint build unit fuzz ## everything CI runs
+test: lint build unit fuzz docker-test ## everything CI runs
 
 bench: ## benchmarks (figures quoted in the issues' notes)
 	$(GO) test -run=NONE -bench=. -benchmem -benchtime=2s ./clients/protocol/ ./clients/record/ ./core/log/ ./core/utils/timer/ ./core/server/purgatory/
@@ -109,3 +109,12 @@ clean:
 
 deps: ## install Java, ZooKeeper and kcat from Debian when missing (needs root)
 	bash .ci/install-deps
+
+# Docker (docker/, docs/docker.md): images built here from Go modules and Debian packages, nothing pulled.
+COMPOSE ?= $(shell docker compose version >/dev/null 2>&1 && echo "docker compose" || echo docker-compose)
+
+docker-images: ## zkafka/broker (FROM scratch) and zkafka/zookeeper (Debian root filesystem) images; reuses what is built
+	GO=$(GO) docker/build-images.sh
+
+docker-test: build docker-images ## compose up 3 ZooKeeper + 3 brokers, topics from host and container, kcat, a broker stopped and restarted, down -v
+	ZKAFKA_DOCKER_TEST=1 COMPOSE="$(COMPOSE)" ZKAFKA_BIN=$(CURDIR)/bin/zkafka $(GO) test -count=1 -timeout 15m -run '^TestDockerCompose$$' -v ./systemtests/

@@ -21,6 +21,9 @@ type BrokerConfig struct {
 	ID int32
 	// Port is the PLAINTEXT listener port on 127.0.0.1; 0 picks a free one (kept on restarts).
 	Port int
+	// Host is the listener's address; empty means 127.0.0.1 (the partition tests give each broker
+	// an address in a network namespace of its own).
+	Host string
 	// Dir holds server.properties, broker.log and the log dirs.
 	Dir string
 	// LogDirs is the number of log directories (log.dirs); 0 means 1.
@@ -70,6 +73,7 @@ var defaultBrokerProperties = map[string]string{
 type BrokerProcess struct {
 	Bin        string
 	ID         int32
+	Host       string
 	Port       int
 	Dir        string
 	ConfigPath string
@@ -107,11 +111,14 @@ func NewBrokerProcess(bin string, cfg BrokerConfig) (*BrokerProcess, error) {
 	if cfg.LogDirs <= 0 {
 		cfg.LogDirs = 1
 	}
+	if cfg.Host == "" {
+		cfg.Host = "127.0.0.1"
+	}
 	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
 		return nil, err
 	}
 	b := &BrokerProcess{
-		Bin: bin, ID: cfg.ID, Port: cfg.Port, Dir: cfg.Dir, cfg: cfg,
+		Bin: bin, ID: cfg.ID, Host: cfg.Host, Port: cfg.Port, Dir: cfg.Dir, cfg: cfg,
 		ConfigPath: filepath.Join(cfg.Dir, "server.properties"),
 		logs:       NewLogCapture(filepath.Join(cfg.Dir, "broker.log")),
 	}
@@ -123,7 +130,7 @@ func NewBrokerProcess(bin string, cfg BrokerConfig) (*BrokerProcess, error) {
 		props[k] = v
 	}
 	props["broker.id"] = strconv.Itoa(int(cfg.ID))
-	props["listeners"] = fmt.Sprintf("PLAINTEXT://127.0.0.1:%d", cfg.Port)
+	props["listeners"] = fmt.Sprintf("PLAINTEXT://%s:%d", cfg.Host, cfg.Port)
 	props["log.dirs"] = strings.Join(b.LogDirs, ",")
 	props["zookeeper.connect"] = cfg.ZkConnect
 	for k, v := range cfg.Properties {
@@ -139,8 +146,11 @@ func NewBrokerProcess(bin string, cfg BrokerConfig) (*BrokerProcess, error) {
 }
 
 // harnessLog4j sends every logger to stdout at INFO, so that the captured output (Logs) holds the
-// controller's and the request handlers' lines as well as the broker's.
+// controller's and the request handlers' lines as well as the broker's; state.change.logger is at
+// TRACE, as Kafka 0.10.2's config/log4j.properties sets it, so every LeaderAndIsr and
+// UpdateMetadata a controller sends and a broker receives is in the captured output too.
 const harnessLog4j = `log4j.rootLogger=INFO, stdout
+log4j.logger.state.change.logger=TRACE
 log4j.appender.stdout=org.apache.log4j.ConsoleAppender
 log4j.appender.stdout.layout=org.apache.log4j.PatternLayout
 log4j.appender.stdout.layout.ConversionPattern=[%d] %p %m (%c)%n
@@ -163,8 +173,8 @@ func formatProperties(props map[string]string) []byte {
 	return []byte(sb.String())
 }
 
-// Addr is the broker's "127.0.0.1:port".
-func (b *BrokerProcess) Addr() string { return fmt.Sprintf("127.0.0.1:%d", b.Port) }
+// Addr is the broker's "127.0.0.1:port" (its Host instead of 127.0.0.1 when set).
+func (b *BrokerProcess) Addr() string { return net.JoinHostPort(b.Host, strconv.Itoa(b.Port)) }
 
 // Logs is the broker's captured stdout and stderr.
 func (b *BrokerProcess) Logs() *LogCapture { return b.logs }

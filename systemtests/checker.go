@@ -18,7 +18,10 @@ import (
 //     first consumed offset);
 //   - nothing is consumed that was never sent (Sent records every attempt, acknowledged or not);
 //   - a message consumed at more than one offset is a duplicate (a retried send): counted and
-//     reported, not a failure.
+//     reported, not a failure;
+//   - two different messages acknowledged at the same offset of a partition (two leaders, e.g.
+//     a zombie and its successor, both acknowledged a write there): at most one can be in the
+//     log, so the other was lost.
 //
 // It is safe for concurrent use (a producer's success goroutine and a consumer may feed it).
 type Checker struct {
@@ -27,6 +30,8 @@ type Checker struct {
 	acked    map[common.TopicPartition]map[int64]string
 	consumed map[common.TopicPartition]map[int64]string
 	hw       map[common.TopicPartition]int64
+	// overwritten are offsets acknowledged for two different messages, one entry per extra ack.
+	overwritten []string
 }
 
 // NewChecker returns an empty checker.
@@ -58,7 +63,11 @@ func (c *Checker) Acked(tp common.TopicPartition, offset int64, key, value []byt
 		m = map[int64]string{}
 		c.acked[tp] = m
 	}
-	m[offset] = msgKey(key, value)
+	k := msgKey(key, value)
+	if prev, ok := m[offset]; ok && prev != k {
+		c.overwritten = append(c.overwritten, fmt.Sprintf("%s@%d", tp, offset))
+	}
+	m[offset] = k
 	c.mu.Unlock()
 }
 
@@ -91,6 +100,9 @@ type CheckReport struct {
 	Gaps []string
 	// Unsent are consumed messages that were never sent.
 	Unsent []string
+	// Overwritten are offsets at which two different messages were acknowledged: one of the
+	// two acknowledged messages is lost.
+	Overwritten []string
 	// Duplicates counts messages consumed at more than one offset.
 	Duplicates int
 }
@@ -98,8 +110,12 @@ type CheckReport struct {
 // OK reports whether no acknowledged message was lost or changed, there is no gap, and nothing
 // unsent appeared. Duplicates do not fail the check.
 func (r CheckReport) OK() bool {
-	return len(r.Missing) == 0 && len(r.Mismatched) == 0 && len(r.Gaps) == 0 && len(r.Unsent) == 0
+	return len(r.Missing) == 0 && len(r.Mismatched) == 0 && len(r.Gaps) == 0 && len(r.Unsent) == 0 && len(r.Overwritten) == 0
 }
+
+// Lost counts the acknowledged messages that are not in the log: missing, replaced by other
+// content, or acknowledged at an offset another acknowledged message also claims.
+func (r CheckReport) Lost() int { return len(r.Missing) + len(r.Mismatched) + len(r.Overwritten) }
 
 func firstFew(s []string) string {
 	if len(s) > 5 {
@@ -124,6 +140,9 @@ func (r CheckReport) String() string {
 	if len(r.Unsent) > 0 {
 		fmt.Fprintf(&sb, "; UNSENT %d: %s", len(r.Unsent), firstFew(r.Unsent))
 	}
+	if len(r.Overwritten) > 0 {
+		fmt.Fprintf(&sb, "; ACKNOWLEDGED TWICE %d: %s", len(r.Overwritten), firstFew(r.Overwritten))
+	}
 	return sb.String()
 }
 
@@ -131,7 +150,7 @@ func (r CheckReport) String() string {
 func (c *Checker) Check() CheckReport {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	r := CheckReport{Sent: len(c.sent)}
+	r := CheckReport{Sent: len(c.sent), Overwritten: append([]string(nil), c.overwritten...)}
 	tps := make([]common.TopicPartition, 0, len(c.acked)+len(c.consumed))
 	seen := map[common.TopicPartition]bool{}
 	for tp := range c.acked {

@@ -59,6 +59,12 @@ func TestChecker(t *testing.T) {
 			c.Consumed(tp, 5, k, v) // sent twice, acknowledged once at 4
 			c.HighWatermark(tp, 6)
 		}, true, "duplicates 1"},
+		{"two messages acknowledged at one offset", func(c *Checker) {
+			k, v := msg(7) // a zombie leader acknowledged message 7 at offset 3 too
+			c.Sent(k, v)
+			c.Acked(tp, 3, k, v)
+			consumeAll(c, -1)
+		}, false, "ACKNOWLEDGED TWICE 1: t-0@3"},
 		{"unacked but sent message consumed", func(c *Checker) {
 			consumeAll(c, -1)
 			k, v := msg(9)

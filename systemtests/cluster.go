@@ -43,6 +43,8 @@ type ClusterConfig struct {
 	BrokerProperties func(id int32) map[string]string
 	// Wrapper, when set, returns a command prefix for a broker (e.g. strace writing into dir).
 	Wrapper func(id int32, dir string) []string
+	// BrokerHost, when set, returns a broker's listener address (else 127.0.0.1).
+	BrokerHost func(id int32) string
 	// Env is added to every broker's environment.
 	Env []string
 }
@@ -92,6 +94,9 @@ func NewCluster(ctx context.Context, cfg ClusterConfig) (*Cluster, error) {
 			}
 		}
 		bc := BrokerConfig{ID: id, Dir: dir, LogDirs: cfg.LogDirs, ZkConnect: c.ZkConnect(), Properties: props, Env: cfg.Env}
+		if cfg.BrokerHost != nil {
+			bc.Host = cfg.BrokerHost(id)
+		}
 		if cfg.Wrapper != nil {
 			bc.Wrapper = cfg.Wrapper(id, dir)
 		}

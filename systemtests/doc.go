@@ -31,6 +31,11 @@
 //     no gaps below the high watermark, nothing consumed that was never sent, duplicates counted.
 //   - WireConn: one blocking Kafka connection (request, then response) over clients/protocol,
 //     used by the ListOffsets checks and the bad-client test.
+//   - Network (netns.go): network namespaces joined by a router namespace, one per broker and
+//     ZooKeeper node, so that partition_test.go can cut links for real (docs/network-partitions.md).
+//     Needs root and iproute2; the tests skip without them.
+//   - TestDockerCompose: docker/docker-compose.yml end to end (`make docker-test`, which sets
+//     ZKAFKA_DOCKER_TEST=1 after building the images; docs/docker.md).
 //
 // # Test sets
 //
@@ -44,6 +49,7 @@
 //	ZKAFKA_LONG=1          the whole matrix and the long scenarios
 //	ZKAFKA_BIN=path        use this zkafka binary instead of building one
 //	SYSTEMTESTS_KEEP=1     keep the test directories (configs, data, logs) after the run
+//	ZKAFKA_DOCKER_TEST=1   run TestDockerCompose (COMPOSE names the Compose command)
 //
 // Every process a test starts is killed in t.Cleanup, also when the test fails.
 package systemtests

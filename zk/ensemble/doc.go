@@ -28,7 +28,10 @@
 //	node<myid>/data/...    ZooKeeper's snapshots and transaction logs
 //	node<myid>/zookeeper.log  the JVM's stdout and stderr (appended on Restart)
 //
-// Node indexes in the API are 0-based; node i has myid i+1.
+// Node indexes in the API are 0-based; node i has myid i+1. Every node listens on
+// 127.0.0.1 unless Config.Hosts gives it an address of its own, and Config.Wrapper can prefix
+// its command (the partition tests run each node in a network namespace through
+// `ip netns exec`). QuorumPeerMainArgs is the JVM command line, shared with the Docker image.
 //
 // Readiness and Mode use the `srvr` four-letter word and its `Mode:` line
 // (standalone, leader, follower), never `ruok`, which answers before the

@@ -67,6 +67,15 @@ type Config struct {
 	// Stdout is where RunForeground prints the connect string; nil means
 	// os.Stdout.
 	Stdout io.Writer
+	// Hosts gives node i its own IP address (len must equal Servers): the
+	// client, quorum and election ports bind there and zoo.cfg's server.N
+	// lines name it. Empty means 127.0.0.1 for every node. The partition
+	// tests give each node an address in a network namespace of its own.
+	Hosts []string
+	// Wrapper, when set, returns a command prefix for node i's JVM, e.g.
+	// `ip netns exec <ns>` to run it inside a network namespace. The prefix
+	// must exec the JVM (keep its pid), so that Pause and Kill reach it.
+	Wrapper func(i int) []string
 }
 
 // Ensemble is a running set of ZooKeeper server processes.
@@ -97,6 +106,9 @@ func Start(ctx context.Context, cfg Config) (*Ensemble, error) {
 	}
 	if len(cfg.ClientPorts) != 0 && len(cfg.ClientPorts) != cfg.Servers {
 		return nil, fmt.Errorf("ensemble: %d ClientPorts for %d servers", len(cfg.ClientPorts), cfg.Servers)
+	}
+	if len(cfg.Hosts) != 0 && len(cfg.Hosts) != cfg.Servers {
+		return nil, fmt.Errorf("ensemble: %d Hosts for %d servers", len(cfg.Hosts), cfg.Servers)
 	}
 	applyDefaults(&cfg)
 	java, err := findJava(cfg.Java)
@@ -182,6 +194,9 @@ func (e *Ensemble) startAll(ctx context.Context) error {
 	nodes := make([]*node, n)
 	for i := range nodes {
 		nd := &node{e: e, id: i + 1, dir: fmt.Sprintf("%s/node%d", e.cfg.BaseDir, i+1)}
+		if len(e.cfg.Hosts) != 0 {
+			nd.host = e.cfg.Hosts[i]
+		}
 		if len(e.cfg.ClientPorts) != 0 {
 			nd.clientPort = e.cfg.ClientPorts[i]
 			nd.quorumPort, nd.electionPort = ports[2*i], ports[2*i+1]
@@ -265,9 +280,11 @@ func (e *Ensemble) ConnectString() string {
 	return strings.Join(addrs, ",")
 }
 
-// Addr is node i's client address, "127.0.0.1:port".
+// Addr is node i's client address, "127.0.0.1:port" (or its Config.Hosts
+// address).
 func (e *Ensemble) Addr(i int) string {
-	return net.JoinHostPort("127.0.0.1", strconv.Itoa(e.node(i).clientPort))
+	nd := e.node(i)
+	return net.JoinHostPort(nd.addr(), strconv.Itoa(nd.clientPort))
 }
 
 // Size is the number of servers.

@@ -23,6 +23,7 @@ type node struct {
 	e                                    *Ensemble
 	id                                   int // myid, 1-based
 	dir                                  string
+	host                                 string // the address every port binds to
 	clientPort, quorumPort, electionPort int
 
 	cmd      *exec.Cmd
@@ -30,6 +31,14 @@ type node struct {
 	waitErr  error
 	stopping bool // an exit is expected (Stop, Kill, Close)
 	paused   bool
+}
+
+// addr is the IP address the node's ports bind to.
+func (n *node) addr() string {
+	if n.host == "" {
+		return "127.0.0.1"
+	}
+	return n.host
 }
 
 func (n *node) dataDir() string { return filepath.Join(n.dir, "data") }
@@ -50,7 +59,7 @@ func (n *node) writeFiles(all []*node) error {
 	line("syncLimit", cfg.SyncLimit)
 	line("dataDir", n.dataDir())
 	line("clientPort", n.clientPort)
-	line("clientPortAddress", "127.0.0.1")
+	line("clientPortAddress", n.addr())
 	line("maxClientCnxns", 0)
 	line("maxSessionTimeout", cfg.MaxSessionTimeout.Milliseconds())
 	line("admin.enableServer", false)
@@ -60,7 +69,7 @@ func (n *node) writeFiles(all []*node) error {
 	if len(all) > 1 {
 		line("standaloneEnabled", false)
 		for _, o := range all {
-			line(fmt.Sprintf("server.%d", o.id), fmt.Sprintf("127.0.0.1:%d:%d", o.quorumPort, o.electionPort))
+			line(fmt.Sprintf("server.%d", o.id), fmt.Sprintf("%s:%d:%d", o.addr(), o.quorumPort, o.electionPort))
 		}
 		if err := os.WriteFile(filepath.Join(n.dataDir(), "myid"), []byte(fmt.Sprintf("%d\n", n.id)), 0o644); err != nil {
 			return fmt.Errorf("ensemble: node %d myid: %w", n.id, err)
@@ -90,23 +99,19 @@ func (n *node) start() error {
 		return fmt.Errorf("ensemble: node %d log: %w", n.id, err)
 	}
 	fmt.Fprintf(logf, "=== zk/ensemble: starting node %d (myid %d) at %s ===\n", n.id-1, n.id, time.Now().Format(time.RFC3339Nano))
-	args := append([]string{}, n.e.javaOpts...)
-	args = append(args,
-		"-Dzookeeper.admin.enableServer=false",
-		"-Dzookeeper.4lw.commands.whitelist=*",
-		"-Dzookeeper.jmx.log4j.disable=true",
-		"-Djava.net.preferIPv4Stack=true",
-		"-Dorg.slf4j.simpleLogger.showDateTime=true",
-		"-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS",
-		"-cp", n.e.classpath,
-		"org.apache.zookeeper.server.quorum.QuorumPeerMain", n.cfgPath())
-	cmd := exec.Command(n.e.java, args...)
+	var args []string
+	if n.e.cfg.Wrapper != nil {
+		args = append(args, n.e.cfg.Wrapper(n.id-1)...)
+	}
+	args = append(args, n.e.java)
+	args = append(args, QuorumPeerMainArgs(n.e.javaOpts, n.e.classpath, n.cfgPath())...)
+	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Dir = n.dir
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = sysProcAttr()
 	if err := cmd.Start(); err != nil {
 		logf.Close()
-		return fmt.Errorf("ensemble: node %d: start %s: %w", n.id-1, n.e.java, err)
+		return fmt.Errorf("ensemble: node %d: start %s: %w", n.id-1, args[0], err)
 	}
 	done := make(chan struct{})
 	n.cmd, n.done, n.waitErr, n.stopping, n.paused = cmd, done, nil, false, false
@@ -118,6 +123,26 @@ func (n *node) start() error {
 	}()
 	n.e.log.WithField("node", n.id-1).WithField("pid", cmd.Process.Pid).WithField("clientPort", n.clientPort).Debug("ensemble: node started")
 	return nil
+}
+
+// QuorumPeerMainArgs is the java command line, after the java binary, that runs one ZooKeeper
+// server on the zoo.cfg at cfgPath: the JVM options, the system properties every server started
+// here gets (no admin server, the four-letter words allowed, IPv4, timestamps in the
+// slf4j-simple log), the classpath and QuorumPeerMain. The Docker image's entrypoint runs
+// ZooKeeper with it too.
+//
+// Kafka 0.10.2: bin/zookeeper-server-start.sh (through kafka-run-class.sh).
+func QuorumPeerMainArgs(javaOpts []string, classpath, cfgPath string) []string {
+	args := append([]string{}, javaOpts...)
+	return append(args,
+		"-Dzookeeper.admin.enableServer=false",
+		"-Dzookeeper.4lw.commands.whitelist=*",
+		"-Dzookeeper.jmx.log4j.disable=true",
+		"-Djava.net.preferIPv4Stack=true",
+		"-Dorg.slf4j.simpleLogger.showDateTime=true",
+		"-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS",
+		"-cp", classpath,
+		"org.apache.zookeeper.server.quorum.QuorumPeerMain", cfgPath)
 }
 
 // running reports whether the process is alive. Caller holds Ensemble.mu.

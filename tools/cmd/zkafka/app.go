@@ -141,8 +141,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	app.Commands = append(app.Commands, &cli.Command{
 		Name:  "gen-scripts",
 		Usage: "write the bin/*.sh wrappers from the script table",
-		Flags: []cli.Flag{&cli.StringFlag{Name: "out", Value: "bin", Usage: "output directory"}},
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "out", Value: "bin", Usage: "output directory"},
+			&cli.BoolFlag{Name: "links", Usage: "write symbolic links to zkafka (in the same directory) instead of shell wrappers"},
+		},
 		Action: func(ctx *cli.Context) error {
+			if ctx.Bool("links") {
+				return genScriptLinks(ctx.String("out"))
+			}
 			return genScripts(ctx.String("out"))
 		},
 	})
@@ -183,4 +189,38 @@ func genScripts(dir string) error {
 		}
 	}
 	return nil
+}
+
+// genScriptLinks writes one symbolic link per script-table row into dir, each pointing at
+// zkafka in the same directory (scriptArgs maps the link's name back to the subcommand).
+func genScriptLinks(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, s := range scriptTable {
+		p := filepath.Join(dir, s.Name)
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		if err := os.Symlink("zkafka", p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// scriptArgs rewrites the arguments of a process started under a script's name
+// ([.../kafka-topics.sh --list ...]) into the subcommand form ([... topics --list ...]); other
+// arguments are returned unchanged.
+func scriptArgs(args []string) []string {
+	if len(args) == 0 {
+		return args
+	}
+	name := filepath.Base(args[0])
+	for _, s := range scriptTable {
+		if s.Name == name {
+			return append([]string{args[0], s.Subcommand}, args[1:]...)
+		}
+	}
+	return args
 }

@@ -95,3 +95,34 @@ func TestZkOffsetsThroughRunClass(t *testing.T) {
 		}
 	}
 }
+
+// A link named after a script runs that script's subcommand (the broker image has links, not
+// shell wrappers); gen-scripts --links writes one per row, each pointing at zkafka beside it.
+func TestScriptLinks(t *testing.T) {
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	if code := run([]string{"zkafka", "gen-scripts", "--links", "--out", dir}, &out, &errb); code != 0 {
+		t.Fatalf("gen-scripts --links: exit %d: %s", code, errb.String())
+	}
+	for _, s := range scriptTable {
+		target, err := os.Readlink(filepath.Join(dir, s.Name))
+		if err != nil || target != "zkafka" {
+			t.Errorf("%s: link to %q (%v), want zkafka", s.Name, target, err)
+		}
+	}
+	got := scriptArgs([]string{"/opt/zkafka/bin/kafka-topics.sh", "--zookeeper", "zk:2181", "--list"})
+	want := []string{"/opt/zkafka/bin/kafka-topics.sh", "topics", "--zookeeper", "zk:2181", "--list"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("scriptArgs = %q, want %q", got, want)
+	}
+	if got := scriptArgs([]string{"zkafka", "topics"}); strings.Join(got, " ") != "zkafka topics" {
+		t.Errorf("scriptArgs changed a plain invocation: %q", got)
+	}
+	// Through the link, an unimplemented script still says so and fails.
+	out.Reset()
+	errb.Reset()
+	if code := run(scriptArgs([]string{filepath.Join(dir, "kafka-mirror-maker.sh"), "--whitelist", ".*"}), &out, &errb); code != 1 ||
+		!strings.Contains(errb.String(), "not implemented") {
+		t.Errorf("kafka-mirror-maker.sh through a link: exit %d, stderr %q", code, errb.String())
+	}
+}
