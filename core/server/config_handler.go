@@ -7,10 +7,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/sirupsen/logrus"
 
+	kmetrics "github.com/zkafka/zkafka/clients/metrics"
 	"github.com/zkafka/zkafka/core/log"
 	"github.com/zkafka/zkafka/core/server/config"
 	"github.com/zkafka/zkafka/zk/zkutils"
@@ -37,94 +37,13 @@ const (
 
 // AllReplicas is the throttled-replica list "*": every partition of the topic (0.10.2 marks it
 // with the partition id -1).
+//
+// Kafka 0.10.2: kafka.server.Constants.AllReplicas.
 var AllReplicas = []int32{-1}
 
-// QuotaOverride is one entity's client quota override; a nil rate means "no override".
-type QuotaOverride struct {
-	ProducerByteRate *int64
-	ConsumerByteRate *int64
-}
-
-// DynamicQuotas holds what the dynamic config handlers learned: client/user byte-rate overrides,
-// this broker's replication throttle rates and, per topic, the partitions whose replication is
-// throttled on this broker. It is what 0.10.2's QuotaManagers receive through
-// updateQuota/markThrottled. zkafka does not enforce quotas or throttles yet
-// (docs/deviations.md, "Not built yet"); this is the store their managers will read.
-//
-// Kafka 0.10.2: the state behind kafka.server.QuotaManagers (ClientQuotaManager.updateQuota,
-// ReplicationQuotaManager.updateQuota/markThrottled/removeThrottle), without enforcement.
-type DynamicQuotas struct {
-	mu sync.RWMutex
-	// clients is keyed by "<sanitized user>|<client id>"; either half may be empty.
-	clients          map[string]QuotaOverride
-	leaderRate       int64
-	followerRate     int64
-	leaderThrottled  map[string][]int32
-	followerThrottle map[string][]int32
-}
-
-// NewDynamicQuotas is an empty store: no overrides and unlimited replication rates.
-func NewDynamicQuotas() *DynamicQuotas {
-	return &DynamicQuotas{clients: map[string]QuotaOverride{}, leaderRate: DefaultReplicationThrottledRate,
-		followerRate: DefaultReplicationThrottledRate, leaderThrottled: map[string][]int32{}, followerThrottle: map[string][]int32{}}
-}
-
-func quotaKey(sanitizedUser, clientID string) string { return sanitizedUser + "|" + clientID }
-
-func (q *DynamicQuotas) updateQuota(sanitizedUser, clientID string, o QuotaOverride) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if o.ProducerByteRate == nil && o.ConsumerByteRate == nil {
-		delete(q.clients, quotaKey(sanitizedUser, clientID))
-		return
-	}
-	q.clients[quotaKey(sanitizedUser, clientID)] = o
-}
-
-// ClientQuota is the override of (sanitized user, client id); "" stands for "not part of the
-// entity" (a client-id-only or a user-only quota).
-func (q *DynamicQuotas) ClientQuota(sanitizedUser, clientID string) (QuotaOverride, bool) {
-	q.mu.RLock()
-	defer q.mu.RUnlock()
-	o, ok := q.clients[quotaKey(sanitizedUser, clientID)]
-	return o, ok
-}
-
-// ReplicationRates are this broker's leader and follower replication throttle rates (bytes/s).
-func (q *DynamicQuotas) ReplicationRates() (leader, follower int64) {
-	q.mu.RLock()
-	defer q.mu.RUnlock()
-	return q.leaderRate, q.followerRate
-}
-
-// ThrottledPartitions lists the throttled partitions of topic on this broker for the leader
-// or follower side (AllReplicas for "*"; nil when none).
-func (q *DynamicQuotas) ThrottledPartitions(topic string, leader bool) []int32 {
-	q.mu.RLock()
-	defer q.mu.RUnlock()
-	if leader {
-		return q.leaderThrottled[topic]
-	}
-	return q.followerThrottle[topic]
-}
-
-func (q *DynamicQuotas) markThrottled(topic string, leader bool, partitions []int32) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	m := q.followerThrottle
-	if leader {
-		m = q.leaderThrottled
-	}
-	if partitions == nil {
-		delete(m, topic)
-		return
-	}
-	m[topic] = partitions
-}
-
 // TopicConfigHandler rebuilds the LogConfig of every local log of a topic from the broker's
-// defaults plus the topic's overrides, and records which of its partitions are replication-
-// throttled on this broker.
+// defaults plus the topic's overrides, and tells the leader and follower replication quota
+// managers which of its partitions are throttled on this broker.
 //
 // Kafka 0.10.2: kafka.server.TopicConfigHandler. As there, a message.format.version above the
 // inter-broker protocol version is ignored with a warning rather than applied.
@@ -132,14 +51,14 @@ type TopicConfigHandler struct {
 	logManager    *log.LogManager
 	defaultConfig *log.LogConfig
 	config        *config.KafkaConfig
-	quotas        *DynamicQuotas
+	quotas        *QuotaManagers
 	logger        *logrus.Entry
 }
 
 // NewTopicConfigHandler handles /config/topics changes for the logs of logManager;
 // defaultConfig is the broker-wide LogConfig the overrides are laid over.
 func NewTopicConfigHandler(logManager *log.LogManager, defaultConfig *log.LogConfig, cfg *config.KafkaConfig,
-	quotas *DynamicQuotas, logger *logrus.Entry) *TopicConfigHandler {
+	quotas *QuotaManagers, logger *logrus.Entry) *TopicConfigHandler {
 	return &TopicConfigHandler{logManager: logManager, defaultConfig: defaultConfig, config: cfg, quotas: quotas,
 		logger: logger.WithField("logger", "kafka.server.TopicConfigHandler")}
 }
@@ -177,19 +96,21 @@ func (h *TopicConfigHandler) ProcessConfigChanges(topic string, overrides map[st
 		}
 	}
 	for _, side := range []struct {
-		prop   string
-		leader bool
-	}{{log.LeaderReplicationThrottledReplicasProp, true}, {log.FollowerReplicationThrottledReplicasProp, false}} {
+		prop  string
+		quota *ReplicationQuotaManager
+	}{{log.LeaderReplicationThrottledReplicasProp, h.quotas.Leader}, {log.FollowerReplicationThrottledReplicasProp, h.quotas.Follower}} {
 		v := strings.TrimSpace(overrides[side.prop])
 		if v == "" {
-			h.quotas.markThrottled(topic, side.leader, nil)
+			side.quota.RemoveThrottle(topic)
+			h.logger.Debugf("Removing %s from broker %d for topic %s", side.prop, h.config.BrokerID, topic)
 			continue
 		}
 		parts, err := ParseThrottledPartitions(v, h.config.BrokerID)
 		if err != nil {
 			return fmt.Errorf("%s of topic %s: %w", side.prop, topic, err)
 		}
-		h.quotas.markThrottled(topic, side.leader, parts)
+		side.quota.MarkThrottled(topic, parts)
+		h.logger.Debugf("Setting %s on broker %d for topic: %s and partitions %v", side.prop, h.config.BrokerID, topic, parts)
 	}
 	return nil
 }
@@ -231,7 +152,7 @@ func ParseThrottledPartitions(value string, brokerID int32) ([]int32, error) {
 }
 
 // parseQuota reads a byte-rate override: absent is nil.
-func parseQuota(overrides map[string]string, prop string) (*int64, error) {
+func parseQuota(overrides map[string]string, prop string) (*kmetrics.Quota, error) {
 	v, ok := overrides[prop]
 	if !ok {
 		return nil, nil
@@ -240,43 +161,46 @@ func parseQuota(overrides map[string]string, prop string) (*int64, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s=%q is not a number", prop, v)
 	}
-	return &n, nil
+	q := kmetrics.UpperBound(float64(n))
+	return &q, nil
 }
 
-func quotaOverrideFrom(overrides map[string]string) (QuotaOverride, error) {
-	p, err := parseQuota(overrides, ProducerByteRateOverrideProp)
-	if err != nil {
-		return QuotaOverride{}, err
-	}
-	c, err := parseQuota(overrides, ConsumerByteRateOverrideProp)
-	if err != nil {
-		return QuotaOverride{}, err
-	}
-	return QuotaOverride{ProducerByteRate: p, ConsumerByteRate: c}, nil
-}
-
-// ClientIdConfigHandler stores a client id's byte-rate overrides.
+// updateQuotaConfig hands an entity's producer_byte_rate and consumer_byte_rate (or their
+// absence) to the produce and fetch quota managers. A nil half of the entity is not part of it.
 //
-// Kafka 0.10.2: kafka.server.ClientIdConfigHandler (QuotaConfigHandler.updateQuotaConfig with
-// no user).
-type ClientIdConfigHandler struct{ quotas *DynamicQuotas }
-
-// ProcessConfigChanges implements ConfigHandler.
-func (h *ClientIdConfigHandler) ProcessConfigChanges(clientID string, overrides map[string]string) error {
-	o, err := quotaOverrideFrom(overrides)
+// Kafka 0.10.2: kafka.server.QuotaConfigHandler.updateQuotaConfig.
+func updateQuotaConfig(quotas *QuotaManagers, sanitizedUser, clientID *string, overrides map[string]string) error {
+	producer, err := parseQuota(overrides, ProducerByteRateOverrideProp)
 	if err != nil {
 		return err
 	}
-	h.quotas.updateQuota("", clientID, o)
+	consumer, err := parseQuota(overrides, ConsumerByteRateOverrideProp)
+	if err != nil {
+		return err
+	}
+	quotas.Produce.UpdateQuota(sanitizedUser, clientID, producer)
+	quotas.Fetch.UpdateQuota(sanitizedUser, clientID, consumer)
 	return nil
 }
 
-// UserConfigHandler stores the byte-rate overrides of a user or of a (user, client id) pair;
-// the entity path is "<user>" or "<user>/clients/<client id>". SCRAM credentials (the other
-// thing 0.10.2 reads from /config/users) arrive with SASL support.
+// ClientIdConfigHandler applies a client id's byte-rate overrides (or the client-id default's,
+// entity "<default>").
+//
+// Kafka 0.10.2: kafka.server.ClientIdConfigHandler.
+type ClientIdConfigHandler struct{ quotas *QuotaManagers }
+
+// ProcessConfigChanges implements ConfigHandler.
+func (h *ClientIdConfigHandler) ProcessConfigChanges(clientID string, overrides map[string]string) error {
+	return updateQuotaConfig(h.quotas, nil, &clientID, overrides)
+}
+
+// UserConfigHandler applies the byte-rate overrides of a user or of a (user, client id) pair;
+// the entity path is "<sanitized user>" or "<sanitized user>/clients/<client id>", either part
+// possibly "<default>". SCRAM credentials, the other thing 0.10.2 reads from /config/users, are
+// SASL's (not handled here).
 //
 // Kafka 0.10.2: kafka.server.UserConfigHandler.
-type UserConfigHandler struct{ quotas *DynamicQuotas }
+type UserConfigHandler struct{ quotas *QuotaManagers }
 
 // ProcessConfigChanges implements ConfigHandler.
 func (h *UserConfigHandler) ProcessConfigChanges(entityPath string, overrides map[string]string) error {
@@ -284,25 +208,20 @@ func (h *UserConfigHandler) ProcessConfigChanges(entityPath string, overrides ma
 	if len(parts) != 1 && len(parts) != 3 {
 		return fmt.Errorf("Invalid quota entity path: %s", entityPath)
 	}
-	clientID := ""
+	var clientID *string
 	if len(parts) == 3 {
-		clientID = parts[2]
+		clientID = &parts[2]
 	}
-	o, err := quotaOverrideFrom(overrides)
-	if err != nil {
-		return err
-	}
-	h.quotas.updateQuota(parts[0], clientID, o)
-	return nil
+	return updateQuotaConfig(h.quotas, &parts[0], clientID, overrides)
 }
 
-// BrokerConfigHandler applies this broker's replication throttle rates; changes of other
-// brokers are ignored.
+// BrokerConfigHandler applies this broker's leader and follower replication throttle rates
+// (unlimited when absent); changes of other brokers are ignored.
 //
 // Kafka 0.10.2: kafka.server.BrokerConfigHandler.
 type BrokerConfigHandler struct {
 	brokerID int32
-	quotas   *DynamicQuotas
+	quotas   *QuotaManagers
 }
 
 // ProcessConfigChanges implements ConfigHandler.
@@ -333,15 +252,14 @@ func (h *BrokerConfigHandler) ProcessConfigChanges(brokerID string, overrides ma
 	if err != nil {
 		return err
 	}
-	h.quotas.mu.Lock()
-	h.quotas.leaderRate, h.quotas.followerRate = l, f
-	h.quotas.mu.Unlock()
+	h.quotas.Leader.UpdateQuota(kmetrics.UpperBound(float64(l)))
+	h.quotas.Follower.UpdateQuota(kmetrics.UpperBound(float64(f)))
 	return nil
 }
 
 // NewConfigHandlers is the handler table KafkaServer.startup builds: one per ConfigType.
 func NewConfigHandlers(logManager *log.LogManager, defaultConfig *log.LogConfig, cfg *config.KafkaConfig,
-	quotas *DynamicQuotas, logger *logrus.Entry) map[string]ConfigHandler {
+	quotas *QuotaManagers, logger *logrus.Entry) map[string]ConfigHandler {
 	return map[string]ConfigHandler{
 		zkutils.ConfigTypeTopic:  NewTopicConfigHandler(logManager, defaultConfig, cfg, quotas, logger),
 		zkutils.ConfigTypeClient: &ClientIdConfigHandler{quotas: quotas},

@@ -55,19 +55,23 @@ type FetchPartitionData struct {
 // DelayedFetch is a fetch waiting for min_bytes to become available (or max_wait_time).
 // It completes early when a partition is no longer led here or no longer exists, when the fetch
 // offset and the end offset are on different segments (a roll or a truncation), or when the
-// bytes available across partitions (each capped at its max_bytes) reach min_bytes.
+// bytes available across partitions (each capped at its max_bytes) reach min_bytes. For a
+// follower's fetch, the bytes of replication-throttled partitions count only while the leader
+// quota is not exceeded, and a throttled partition does not complete the fetch early.
 //
 // Kafka 0.10.2: kafka.server.DelayedFetch.
 type DelayedFetch struct {
 	purgatory.DelayedOperation
 	fetchMetadata    FetchMetadata
 	replicaManager   *ReplicaManager
+	quota            ReplicaQuota
 	responseCallback func([]FetchPartitionData)
 }
 
-// NewDelayedFetch makes the operation.
-func NewDelayedFetch(delayMs int64, md FetchMetadata, rm *ReplicaManager, cb func([]FetchPartitionData)) *DelayedFetch {
-	d := &DelayedFetch{fetchMetadata: md, replicaManager: rm, responseCallback: cb}
+// NewDelayedFetch makes the operation; quota is the leader replication quota of a follower's
+// fetch (UnboundedQuota otherwise).
+func NewDelayedFetch(delayMs int64, md FetchMetadata, rm *ReplicaManager, quota ReplicaQuota, cb func([]FetchPartitionData)) *DelayedFetch {
+	d := &DelayedFetch{fetchMetadata: md, replicaManager: rm, quota: quota, responseCallback: cb}
 	d.Init(delayMs, d)
 	return d
 }
@@ -75,7 +79,7 @@ func NewDelayedFetch(delayMs int64, md FetchMetadata, rm *ReplicaManager, cb fun
 // TryComplete applies the four cases of the fetch purgatory (A: not leader any more, B: partition
 // gone, C: segments differ, D: enough bytes).
 func (d *DelayedFetch) TryComplete() bool {
-	accumulated := int64(0)
+	accumulated, accumulatedThrottled := int64(0), int64(0)
 	for _, st := range d.fetchMetadata.FetchPartitionStatus {
 		fetchOffset := st.StartOffsetMetadata
 		if fetchOffset == log.UnknownOffsetMetadata {
@@ -101,17 +105,25 @@ func (d *DelayedFetch) TryComplete() bool {
 			return d.ForceComplete() // case C: the leader was truncated under this fetch
 		}
 		if fetchOlder, err := fetchOffset.OnOlderSegment(end); err == nil && fetchOlder {
-			return d.ForceComplete() // case C: the fetch is behind, or the log rolled
+			if !d.replicaManager.shouldLeaderThrottle(d.quota, st.FetchInfo.TopicPartition, d.fetchMetadata.ReplicaID) {
+				return d.ForceComplete() // case C: the fetch is behind, or the log rolled
+			}
+			continue
 		}
 		if fetchOffset.MessageOffset < end.MessageOffset {
 			diff, err := end.PositionDiff(fetchOffset)
 			if err != nil {
 				continue
 			}
-			accumulated += min(int64(diff), int64(st.FetchInfo.MaxBytes))
+			if d.quota.IsThrottled(st.FetchInfo.TopicPartition) {
+				accumulatedThrottled += min(int64(diff), int64(st.FetchInfo.MaxBytes))
+			} else {
+				accumulated += min(int64(diff), int64(st.FetchInfo.MaxBytes))
+			}
 		}
 	}
-	if accumulated >= int64(d.fetchMetadata.FetchMinBytes) {
+	minBytes := int64(d.fetchMetadata.FetchMinBytes)
+	if accumulated >= minBytes || (accumulated+accumulatedThrottled >= minBytes && !d.quota.IsQuotaExceeded()) {
 		return d.ForceComplete() // case D
 	}
 	return false
@@ -130,6 +142,6 @@ func (d *DelayedFetch) OnComplete() {
 	}
 	md := d.fetchMetadata
 	results := d.replicaManager.readFromLocalLog(md.ReplicaID, md.FetchOnlyLeader, md.FetchOnlyCommitted, md.FetchMaxBytes,
-		md.HardMaxBytesLimit, infos)
+		md.HardMaxBytesLimit, infos, d.quota)
 	d.responseCallback(toFetchPartitionData(results))
 }

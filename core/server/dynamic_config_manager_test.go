@@ -76,14 +76,14 @@ func TestDynamicConfigManagerAppliesChanges(t *testing.T) {
 	if _, err := z.ChangeEntityConfig(zkutils.ConfigTypeClient, "early", map[string]string{ProducerByteRateOverrideProp: "1024"}); err != nil {
 		t.Fatal(err)
 	}
-	quotas := NewDynamicQuotas()
+	quotas := newTestQuotaManagers(t, clock)
 	m := NewDynamicConfigManager(z, NewConfigHandlers(lm, defaults, cfg, quotas, loggers.Server), 0, loggers.Server)
 	if err := m.Startup(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(m.Shutdown)
-	if q, ok := quotas.ClientQuota("", "early"); !ok || q.ProducerByteRate == nil || *q.ProducerByteRate != 1024 || q.ConsumerByteRate != nil {
-		t.Fatalf("stored client quota not replayed: %+v %v", q, ok)
+	if p, f := quotas.Produce.Quota("ANONYMOUS", "early"), quotas.Fetch.Quota("ANONYMOUS", "early"); p.Bound() != 1024 || f != unlimitedQuota {
+		t.Fatalf("stored client quota not replayed: produce %v, fetch %v", p, f)
 	}
 
 	if _, err := z.ChangeEntityConfig(zkutils.ConfigTypeTopic, "t", map[string]string{"segment.bytes": "2048", "retention.ms": "1234",
@@ -99,7 +99,7 @@ func TestDynamicConfigManagerAppliesChanges(t *testing.T) {
 	if got := logs[2].Config().SegmentSize; got != defaults.SegmentSize {
 		t.Errorf("other topic's segment.bytes changed to %d", got)
 	}
-	if got := quotas.ThrottledPartitions("t", false); fmt.Sprint(got) != "[0]" {
+	if got := quotas.Follower.ThrottledPartitions("t"); fmt.Sprint(got) != "[0]" {
 		t.Errorf("follower-throttled partitions of t on broker 0: %v, want [0]", got)
 	}
 
@@ -108,7 +108,7 @@ func TestDynamicConfigManagerAppliesChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	zktest.WaitUntilTrue(t, func() bool { return logs[0].Config().SegmentSize == defaults.SegmentSize }, "topic override removed", 10*time.Second)
-	if got := quotas.ThrottledPartitions("t", false); got != nil {
+	if got := quotas.Follower.ThrottledPartitions("t"); got != nil {
 		t.Errorf("throttle not removed: %v", got)
 	}
 
@@ -131,11 +131,12 @@ func TestDynamicConfigManagerAppliesChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	zktest.WaitUntilTrue(t, func() bool {
-		q, ok := quotas.ClientQuota("alice", "app")
-		l, _ := quotas.ReplicationRates()
-		return ok && q.ConsumerByteRate != nil && *q.ConsumerByteRate == 77 && l == 5000 && m.LastExecutedChange() >= 6
+		return quotas.Fetch.Quota("alice", "app").Bound() == 77 && quotas.Leader.UpperBound() == 5000 && m.LastExecutedChange() >= 6
 	}, "user and broker quotas", 10*time.Second)
-	if l, f := quotas.ReplicationRates(); l != 5000 || f != DefaultReplicationThrottledRate {
+	if p := quotas.Produce.Quota("alice", "app"); p != unlimitedQuota {
+		t.Errorf("produce quota of alice/app %v, want unlimited", p)
+	}
+	if l, f := quotas.Leader.UpperBound(), quotas.Follower.UpperBound(); l != 5000 || f != DefaultReplicationThrottledRate {
 		t.Errorf("replication rates %d/%d: another broker's change leaked in or the follower default is wrong", l, f)
 	}
 	if err := m.ProcessNotification([]byte("not json: from the old TopicConfigManager")); err != nil {

@@ -44,6 +44,7 @@ type KafkaApis struct {
 	controller     Controller
 	coordinator    GroupCoordinator
 	clusterID      string
+	quotas         *QuotaManagers
 	logger         *logrus.Entry
 	requestLogger  *logrus.Entry
 }
@@ -59,6 +60,7 @@ type KafkaApisConfig struct {
 	Controller     Controller       // nil: a broker that is never the controller
 	Coordinator    GroupCoordinator // nil: group APIs answer GROUP_COORDINATOR_NOT_AVAILABLE
 	ClusterID      string
+	Quotas         *QuotaManagers // nil: no client quotas nor replication throttles
 	Logger         *logrus.Entry
 	RequestLogger  *logrus.Entry // kafka.request.logger
 }
@@ -73,7 +75,7 @@ func NewKafkaApis(c KafkaApisConfig) *KafkaApis {
 	}
 	return &KafkaApis{requestChannel: c.RequestChannel, replicaManager: c.ReplicaManager, zkUtils: c.ZkUtils,
 		brokerID: c.BrokerID, config: c.Config, metadataCache: c.MetadataCache, controller: c.Controller,
-		coordinator: c.Coordinator, clusterID: c.ClusterID,
+		coordinator: c.Coordinator, clusterID: c.ClusterID, quotas: c.Quotas,
 		logger:        c.Logger.WithField("logger", "kafka.server.KafkaApis").WithField("ident", fmt.Sprintf("[KafkaApi-%d] ", c.BrokerID)),
 		requestLogger: c.RequestLogger}
 }

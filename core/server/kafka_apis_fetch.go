@@ -83,9 +83,21 @@ func (a *KafkaApis) handleFetchRequest(req *network.Request) error {
 					PartitionResponses: []protocol.FetchResponseTopicPartition{entry}})
 			}
 		}
-		a.requestLogger.Debugf("Completed request:%s from connection %s", describe(req), req.ConnectionID)
-		a.requestChannel.SendResponse(&network.Response{Request: req,
-			Send: fetchResponseSend{header: protocol.ResponseHeader{CorrelationID: req.Header.CorrelationID}, body: resp}})
+		fetchResponseCallback := func(delayTimeMs int32) {
+			resp.ThrottleTimeMs = delayTimeMs // v0 has no throttle_time_ms
+			a.requestLogger.Debugf("Completed request:%s from connection %s", describe(req), req.ConnectionID)
+			a.requestChannel.SendResponse(&network.Response{Request: req,
+				Send: fetchResponseSend{header: protocol.ResponseHeader{CorrelationID: req.Header.CorrelationID}, body: resp}})
+		}
+		if fr.ReplicaID >= 0 {
+			// A follower was checked against the leader quota when its partitions were read; what
+			// it gets of the throttled ones now counts towards that quota.
+			a.quotas.leader().Record(int64(sizeOfThrottledPartitions(resp, a.quotas.leader())))
+			fetchResponseCallback(0)
+		} else {
+			a.quotas.fetch().RecordAndMaybeThrottle(sessionSanitizedUser(req.Session), clientIDOf(req), resp.SizeOf(),
+				fetchResponseCallback)
+		}
 	}
 	if len(authorized) == 0 {
 		cb(nil)
@@ -95,7 +107,8 @@ func (a *KafkaApis) handleFetchRequest(req *network.Request) error {
 	if version <= 2 {
 		maxBytes = 1<<31 - 1 // FetchRequest.DEFAULT_RESPONSE_MAX_BYTES
 	}
-	a.replicaManager.FetchMessages(int64(fr.MaxWaitTime), fr.ReplicaID, fr.MinBytes, maxBytes, version <= 2, authorized, cb)
+	a.replicaManager.FetchMessages(int64(fr.MaxWaitTime), fr.ReplicaID, fr.MinBytes, maxBytes, version <= 2, authorized,
+		a.replicationQuota(fr), cb)
 	return nil
 }
 
@@ -119,4 +132,35 @@ func (a *KafkaApis) downConvert(d FetchPartitionData) record.Records {
 		return d.Records
 	}
 	return conv
+}
+
+// replicationQuota is the leader's replication quota for a follower's fetch, none for a
+// consumer's.
+//
+// Kafka 0.10.2: KafkaApis.replicationQuota.
+func (a *KafkaApis) replicationQuota(fr *protocol.FetchRequest) ReplicaQuota {
+	if fr.ReplicaID >= 0 && a.quotas.leader() != nil {
+		return a.quotas.leader()
+	}
+	return UnboundedQuota
+}
+
+// sizeOfThrottledPartitions is the size of a fetch response made of only the partitions the
+// quota throttles (what a follower's fetch counts towards the leader quota).
+//
+// Kafka 0.10.2: KafkaApis.sizeOfThrottledPartitions.
+func sizeOfThrottledPartitions(resp *protocol.FetchResponse, quota *ReplicationQuotaManager) int {
+	throttled := &protocol.FetchResponse{Version: resp.Version}
+	for _, t := range resp.Responses {
+		var ps []protocol.FetchResponseTopicPartition
+		for _, p := range t.PartitionResponses {
+			if quota.IsThrottled(common.TopicPartition{Topic: t.Topic, Partition: p.PartitionHeader.Partition}) {
+				ps = append(ps, p)
+			}
+		}
+		if len(ps) > 0 {
+			throttled.Responses = append(throttled.Responses, protocol.FetchResponseTopic{Topic: t.Topic, PartitionResponses: ps})
+		}
+	}
+	return throttled.SizeOf()
 }

@@ -17,6 +17,7 @@ func (a *KafkaApis) handleProducerRequest(req *network.Request) error {
 	if !ok {
 		return fmt.Errorf("%w: unexpected body %T", protocol.ErrInvalidRequest, req.Body)
 	}
+	numBytesAppended := requestSize(req)
 	var entries []ProduceEntry
 	unknown := map[common.TopicPartition]PartitionResponse{}
 	for _, td := range pr.TopicData {
@@ -35,37 +36,42 @@ func (a *KafkaApis) handleProducerRequest(req *network.Request) error {
 		}
 	}
 	cb := func(status map[common.TopicPartition]PartitionResponse) {
-		req.MarkAPIRemoteComplete()
 		for tp, s := range unknown {
 			status[tp] = s
 		}
-		if pr.Acks == 0 {
-			var failed []string
-			for tp, s := range status {
-				if s.Err != nil {
-					failed = append(failed, fmt.Sprintf("%s -> %s", tp, protocol.ErrorForCode(protocol.CodeOf(s.Err)).(*protocol.Error).Name))
+		produceResponseCallback := func(delayTimeMs int32) {
+			if pr.Acks == 0 {
+				var failed []string
+				for tp, s := range status {
+					if s.Err != nil {
+						failed = append(failed, fmt.Sprintf("%s -> %s", tp, protocol.ErrorForCode(protocol.CodeOf(s.Err)).(*protocol.Error).Name))
+					}
 				}
+				if len(failed) > 0 {
+					a.logger.Infof("Closing connection due to error during produce request with correlation id %d from client id %s with ack=0\nTopic and partition to exceptions: %s",
+						req.Header.CorrelationID, clientIDOf(req), strings.Join(failed, ","))
+					a.requestChannel.CloseConnection(req)
+				} else {
+					a.requestChannel.NoOperation(req)
+				}
+				return
 			}
-			if len(failed) > 0 {
-				a.logger.Infof("Closing connection due to error during produce request with correlation id %d from client id %s with ack=0\nTopic and partition to exceptions: %s",
-					req.Header.CorrelationID, clientIDOf(req), strings.Join(failed, ","))
-				a.requestChannel.CloseConnection(req)
-			} else {
-				a.requestChannel.NoOperation(req)
+			resp := &protocol.ProduceResponse{Version: pr.Version, ThrottleTimeMs: delayTimeMs} // v0 has no throttle_time_ms
+			for _, td := range pr.TopicData {
+				t := protocol.ProduceResponseTopic{Topic: td.Topic}
+				for _, d := range td.Data {
+					s := status[common.TopicPartition{Topic: td.Topic, Partition: d.Partition}]
+					t.PartitionResponses = append(t.PartitionResponses, protocol.ProduceResponseTopicPartition{
+						Partition: d.Partition, ErrorCode: protocol.CodeOf(s.Err), BaseOffset: s.BaseOffset, LogAppendTime: s.LogAppendTime})
+				}
+				resp.Responses = append(resp.Responses, t)
 			}
-			return
+			a.sendResponse(req, resp)
 		}
-		resp := &protocol.ProduceResponse{Version: pr.Version}
-		for _, td := range pr.TopicData {
-			t := protocol.ProduceResponseTopic{Topic: td.Topic}
-			for _, d := range td.Data {
-				s := status[common.TopicPartition{Topic: td.Topic, Partition: d.Partition}]
-				t.PartitionResponses = append(t.PartitionResponses, protocol.ProduceResponseTopicPartition{
-					Partition: d.Partition, ErrorCode: protocol.CodeOf(s.Err), BaseOffset: s.BaseOffset, LogAppendTime: s.LogAppendTime})
-			}
-			resp.Responses = append(resp.Responses, t)
-		}
-		a.sendResponse(req, resp)
+		// The remote part is over; a quota delay counts as throttle time (RequestMetrics).
+		req.MarkAPIRemoteComplete()
+		a.quotas.produce().RecordAndMaybeThrottle(sessionSanitizedUser(req.Session), clientIDOf(req), numBytesAppended,
+			produceResponseCallback)
 	}
 	internalTopicsAllowed := clientIDOf(req) == AdminClientID
 	a.replicaManager.AppendRecords(int64(pr.Timeout), pr.Acks, internalTopicsAllowed, entries, cb)

@@ -16,6 +16,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/zkafka/zkafka/clients/common"
+	kmetrics "github.com/zkafka/zkafka/clients/metrics"
 	"github.com/zkafka/zkafka/core/controller"
 	"github.com/zkafka/zkafka/core/log"
 	"github.com/zkafka/zkafka/core/metrics"
@@ -90,8 +91,11 @@ type KafkaServer struct {
 	// kafkaController is this broker's controller module (kafka_server_controller.go).
 	kafkaController      *controller.KafkaController
 	dynamicConfigManager *DynamicConfigManager
-	// Quotas holds the client/user/broker overrides DynamicConfigManager applies (after Startup).
-	Quotas *DynamicQuotas
+	// Quotas are the client and replication quota managers (after Startup), fed by the
+	// DynamicConfigManager (quota_factory.go); clientMetrics is the client-metrics-library
+	// registry their sensors live in (Kafka's KafkaServer.metrics), shown in Metrics.
+	Quotas        *QuotaManagers
+	clientMetrics *kmetrics.Metrics
 }
 
 // NewKafkaServer makes a broker from its config; getenv (os.Getenv when nil) supplies JMX_PORT.
@@ -197,6 +201,8 @@ func (s *KafkaServer) Startup() (err error) {
 
 	s.metadataCache = NewMetadataCache(s.config.BrokerID, s.loggers.Server)
 
+	s.startQuotaManagers()
+
 	sscfg := network.SocketServerConfigFrom(s.config)
 	sscfg.Metrics = s.Metrics
 	s.socketServer = network.NewSocketServer(sscfg, s.loggers.Server.WithField("logger", "kafka.network.SocketServer").
@@ -207,7 +213,8 @@ func (s *KafkaServer) Startup() (err error) {
 
 	s.replicaManager, err = NewReplicaManager(ReplicaManagerConfig{Config: s.config, Time: s.time, ZkUtils: s.zkUtils,
 		LogManager: s.logManager, Scheduler: s.kafkaScheduler, DefaultLogConfig: defaultLog, BrokerTopicStats: s.topicStats,
-		Metrics: s.Metrics, Logger: s.loggers.Server, StateChange: s.loggers.StateChange, MetadataCache: s.metadataCache})
+		Metrics: s.Metrics, Logger: s.loggers.Server, StateChange: s.loggers.StateChange, MetadataCache: s.metadataCache,
+		QuotaManager: s.Quotas.Follower})
 	if err != nil {
 		return err
 	}
@@ -229,13 +236,12 @@ func (s *KafkaServer) Startup() (err error) {
 
 	s.apis = NewKafkaApis(KafkaApisConfig{RequestChannel: s.socketServer.RequestChannel, ReplicaManager: s.replicaManager,
 		ZkUtils: s.zkUtils, BrokerID: s.config.BrokerID, Config: s.config, MetadataCache: s.metadataCache,
-		Controller: s.Controller, Coordinator: s.Coordinator, ClusterID: s.clusterID,
+		Controller: s.Controller, Coordinator: s.Coordinator, ClusterID: s.clusterID, Quotas: s.Quotas,
 		Logger: s.loggers.Server, RequestLogger: s.loggers.Request})
 	s.requestHandlerPool = NewKafkaRequestHandlerPool(s.config.BrokerID, s.socketServer.RequestChannel, s.apis,
 		int(s.config.NumIoThreads), s.loggers.Server)
 
 	// Config changes made in ZooKeeper while the broker runs (kafka-configs.sh).
-	s.Quotas = NewDynamicQuotas()
 	s.dynamicConfigManager = NewDynamicConfigManager(s.zkUtils,
 		NewConfigHandlers(s.logManager, defaultLog, s.config, s.Quotas, s.loggers.Server), 0, s.loggers.Server)
 	if err = s.dynamicConfigManager.Startup(); err != nil {
@@ -451,6 +457,7 @@ func (s *KafkaServer) shutdownComponents() {
 	if s.kafkaScheduler != nil {
 		s.kafkaScheduler.Shutdown()
 	}
+	s.Quotas.Shutdown() // Kafka: apis.close()
 	if s.replicaManager != nil {
 		s.replicaManager.Shutdown(true)
 	}
@@ -472,10 +479,14 @@ func (s *KafkaServer) shutdownComponents() {
 	if s.zkUtils != nil {
 		s.zkUtils.Close()
 	}
+	if s.clientMetrics != nil {
+		s.clientMetrics.Close()
+	}
 	s.BrokerState.NewState(brokerstate.NotRunning)
 	s.kafkaHealthcheck, s.socketServer, s.requestHandlerPool, s.kafkaScheduler = nil, nil, nil, nil
 	s.replicaManager, s.logManager, s.zkUtils = nil, nil, nil
 	s.kafkaController, s.dynamicConfigManager = nil, nil
+	s.Quotas, s.clientMetrics = nil, nil
 }
 
 // AwaitShutdown blocks until Shutdown has completed.

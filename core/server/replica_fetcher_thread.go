@@ -25,8 +25,9 @@ import (
 // and sets the follower's HW to min(its LEO, the leader's HW).
 //
 // Kafka 0.10.2: kafka.server.ReplicaFetcherThread. It is the FetcherHooks of an
-// fetcher.AbstractFetcherThread (Scala's subclassing). Replication quotas (KIP-73) are not
-// applied: every active partition is fetched.
+// fetcher.AbstractFetcherThread (Scala's subclassing). The follower replication quota (KIP-73)
+// keeps a throttled, out-of-sync partition out of the fetch while the quota is exceeded, and
+// counts the bytes fetched for throttled partitions.
 type ReplicaFetcherThread struct {
 	*fetcher.AbstractFetcherThread
 	fetcherID    int
@@ -35,6 +36,7 @@ type ReplicaFetcherThread struct {
 	replicaMgr   *ReplicaManager
 	exit         func(int)
 	logger       *logrus.Entry
+	quota        *ReplicationQuotaManager // the follower quota (nil: none)
 
 	fetchRequestVersion int16
 	listOffsetsVersion  int16
@@ -72,7 +74,7 @@ func NewReplicaFetcherThread(name string, fetcherID int, sourceBroker cluster.Br
 		listVersion = 1
 	}
 	t := &ReplicaFetcherThread{
-		fetcherID: fetcherID, sourceBroker: sourceBroker, config: cfg, replicaMgr: rm, exit: exit,
+		fetcherID: fetcherID, sourceBroker: sourceBroker, config: cfg, replicaMgr: rm, exit: exit, quota: rm.quotaManager,
 		logger:              logger.WithField("logger", "kafka.server.ReplicaFetcherThread").WithField("ident", fmt.Sprintf("[%s], ", name)),
 		fetchRequestVersion: fetchVersion, listOffsetsVersion: listVersion,
 		replicaID: cfg.BrokerID,
@@ -137,10 +139,10 @@ func (t *ReplicaFetcherThread) BuildFetchRequest(states []fetcher.PartitionState
 	offsets := make(map[common.TopicPartition]int64, len(states))
 	now := t.Now()
 	for _, s := range states {
-		if !s.State.IsActive(now) {
+		tp := s.TopicPartition
+		if !s.State.IsActive(now) || t.shouldFollowerThrottle(tp) {
 			continue
 		}
-		tp := s.TopicPartition
 		if n := len(req.Topics); n == 0 || req.Topics[n-1].Topic != tp.Topic {
 			req.Topics = append(req.Topics, protocol.FetchRequestTopic{Topic: tp.Topic})
 		}
@@ -234,7 +236,19 @@ func (t *ReplicaFetcherThread) ProcessPartitionData(tp common.TopicPartition, fe
 			replica.BrokerID, leo, records.SizeInBytes(), tp)
 		t.logger.Tracef("Follower %d set replica high watermark for partition %s to %d", replica.BrokerID, tp, followerHW)
 	}
+	if t.quota.IsThrottled(tp) {
+		t.quota.Record(int64(records.SizeInBytes()))
+	}
 	return nil
+}
+
+// shouldFollowerThrottle leaves tp out of the next fetch when it is in this broker's follower
+// throttled replica list, the follower quota is exceeded, and tp is not in sync (throttling an
+// in-sync replica would only shrink the ISR). Runs under partitionMapLock (BuildFetchRequest).
+//
+// Kafka 0.10.2: ReplicaFetcherThread.shouldFollowerThrottle.
+func (t *ReplicaFetcherThread) shouldFollowerThrottle(tp common.TopicPartition) bool {
+	return t.quota.IsThrottled(tp) && t.quota.IsQuotaExceeded() && !t.IsReplicaInSync(tp)
 }
 
 // isStorageError reports an I/O failure of the log (Kafka's KafkaStorageException), as opposed

@@ -68,6 +68,8 @@ type ReplicaManager struct {
 
 	replication *replicaManagerReplication
 	metrics     replicaManagerMetrics // replica_manager_metrics.go
+	// quotaManager is the follower replication quota (Kafka's constructor parameter quotaManager).
+	quotaManager *ReplicationQuotaManager
 }
 
 // ReplicaManagerConfig gathers the constructor's dependencies.
@@ -94,6 +96,8 @@ type ReplicaManagerConfig struct {
 	MetadataCache *MetadataCache
 	// Exit is called where Kafka exits the JVM from a replica fetcher (os.Exit when nil).
 	Exit func(int)
+	// QuotaManager is the follower replication quota the replica fetchers apply (nil: none).
+	QuotaManager *ReplicationQuotaManager
 }
 
 // NewReplicaManager makes the manager with one replication-offset-checkpoint per data directory.
@@ -119,6 +123,7 @@ func NewReplicaManager(c ReplicaManagerConfig) (*ReplicaManager, error) {
 		isrChangeSet:             map[common.TopicPartition]struct{}{},
 		delayedProducePurgatory:  c.ProducePurgatory,
 		delayedFetchPurgatory:    c.FetchPurgatory,
+		quotaManager:             c.QuotaManager,
 	}
 	for _, dir := range c.LogManager.LogDirs() {
 		cp, err := log.NewOffsetCheckpoint(dir + "/" + log.ReplicationOffsetCheckpointFile)

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"slices"
+
 	"github.com/zkafka/zkafka/clients/common"
 	"github.com/zkafka/zkafka/clients/protocol"
 	"github.com/zkafka/zkafka/clients/record"
@@ -26,13 +28,14 @@ func toFetchPartitionData(results []tpReadResult) []FetchPartitionData {
 // FetchMessages reads the partitions in request order and answers through cb, at once when
 // timeoutMs <= 0, nothing was asked, min_bytes are readable or a partition failed; otherwise a
 // DelayedFetch waits. A follower's fetch (replicaID >= 0) reads up to the LEO and records the
-// follower's position (which may advance the HW and release waiting produces).
+// follower's position (which may advance the HW and release waiting produces); quota is the
+// leader replication quota for a follower's fetch (UnboundedQuota otherwise).
 func (rm *ReplicaManager) FetchMessages(timeoutMs int64, replicaID, fetchMinBytes, fetchMaxBytes int32, hardMaxBytesLimit bool,
-	fetchInfos []PartitionFetchInfo, cb func([]FetchPartitionData)) {
+	fetchInfos []PartitionFetchInfo, quota ReplicaQuota, cb func([]FetchPartitionData)) {
 	isFromFollower := replicaID >= 0
 	fetchOnlyFromLeader := replicaID != DebuggingReplicaID
 	fetchOnlyCommitted := !isValidBrokerID(replicaID)
-	results := rm.readFromLocalLog(replicaID, fetchOnlyFromLeader, fetchOnlyCommitted, fetchMaxBytes, hardMaxBytesLimit, fetchInfos)
+	results := rm.readFromLocalLog(replicaID, fetchOnlyFromLeader, fetchOnlyCommitted, fetchMaxBytes, hardMaxBytesLimit, fetchInfos, quota)
 	if isValidBrokerID(replicaID) {
 		rm.updateFollowerLogReadResults(replicaID, results)
 	}
@@ -59,19 +62,20 @@ func (rm *ReplicaManager) FetchMessages(timeoutMs int64, replicaID, fetchMinByte
 	md := FetchMetadata{FetchMinBytes: fetchMinBytes, FetchMaxBytes: fetchMaxBytes, HardMaxBytesLimit: hardMaxBytesLimit,
 		FetchOnlyLeader: fetchOnlyFromLeader, FetchOnlyCommitted: fetchOnlyCommitted, IsFromFollower: isFromFollower,
 		ReplicaID: replicaID, FetchPartitionStatus: status}
-	rm.delayedFetchPurgatory.TryCompleteElseWatch(NewDelayedFetch(timeoutMs, md, rm, cb), keys)
+	rm.delayedFetchPurgatory.TryCompleteElseWatch(NewDelayedFetch(timeoutMs, md, rm, quota, cb), keys)
 }
 
 // readFromLocalLog reads each partition in order; fetchMaxBytes is shared by all of them, and
 // until one returns data the first message may exceed the limits (minOneMessage), unless the
-// request is of a version with a hard per-partition limit (v0-v2).
+// request is of a version with a hard per-partition limit (v0-v2). A partition the leader
+// should throttle for this follower (shouldLeaderThrottle) reads as empty.
 func (rm *ReplicaManager) readFromLocalLog(replicaID int32, fetchOnlyFromLeader, readOnlyCommitted bool, fetchMaxBytes int32,
-	hardMaxBytesLimit bool, infos []PartitionFetchInfo) []tpReadResult {
+	hardMaxBytesLimit bool, infos []PartitionFetchInfo, quota ReplicaQuota) []tpReadResult {
 	limitBytes := int64(fetchMaxBytes)
 	minOneMessage := !hardMaxBytesLimit
 	out := make([]tpReadResult, 0, len(infos))
 	for _, fi := range infos {
-		res := rm.read(fi, limitBytes, minOneMessage, fetchOnlyFromLeader, readOnlyCommitted, hardMaxBytesLimit)
+		res := rm.read(fi, replicaID, limitBytes, minOneMessage, fetchOnlyFromLeader, readOnlyCommitted, hardMaxBytesLimit, quota)
 		size := 0
 		if res.Info.Records != nil {
 			size = res.Info.Records.SizeInBytes()
@@ -85,7 +89,8 @@ func (rm *ReplicaManager) readFromLocalLog(replicaID int32, fetchOnlyFromLeader,
 	return out
 }
 
-func (rm *ReplicaManager) read(fi PartitionFetchInfo, limitBytes int64, minOneMessage, fetchOnlyFromLeader, readOnlyCommitted, hardMaxBytesLimit bool) cluster.LogReadResult {
+func (rm *ReplicaManager) read(fi PartitionFetchInfo, replicaID int32, limitBytes int64, minOneMessage, fetchOnlyFromLeader, readOnlyCommitted,
+	hardMaxBytesLimit bool, quota ReplicaQuota) cluster.LogReadResult {
 	tp := fi.TopicPartition
 	rm.meters(tp.Topic, func(m *metrics.BrokerTopicMetrics) { m.TotalFetchRequestRate.Mark(1) })
 	fail := func(err error) cluster.LogReadResult {
@@ -124,11 +129,26 @@ func (rm *ReplicaManager) read(fi PartitionFetchInfo, limitBytes int64, minOneMe
 			return fail(err)
 		}
 		info = *fetch
-		if !hardMaxBytesLimit && fetch.FirstEntryIncomplete {
+		if rm.shouldLeaderThrottle(quota, tp, replicaID) ||
+			(!hardMaxBytesLimit && fetch.FirstEntryIncomplete) {
 			info = log.FetchDataInfo{FetchOffsetMetadata: fetch.FetchOffsetMetadata, Records: record.NewMemoryRecords(nil)}
 		}
 	}
 	return cluster.LogReadResult{Info: info, HW: hw, LeaderLogEndOffset: leo, FetchTimeMs: fetchTimeMs, ReadSize: int(fi.MaxBytes)}
+}
+
+// shouldLeaderThrottle: the leader leaves a partition's data out of a follower's fetch only if
+// the partition is in its throttled replica list, the quota is exceeded, and the follower is not
+// in the ISR (throttling an in-sync follower would only shrink the ISR).
+//
+// Kafka 0.10.2: ReplicaManager.shouldLeaderThrottle.
+func (rm *ReplicaManager) shouldLeaderThrottle(quota ReplicaQuota, tp common.TopicPartition, replicaID int32) bool {
+	if !quota.IsThrottled(tp) || !quota.IsQuotaExceeded() {
+		return false
+	}
+	p := rm.GetPartition(tp)
+	inSync := p != nil && p.GetReplica(replicaID) != nil && slices.Contains(p.InSyncReplicas(), replicaID)
+	return !inSync
 }
 
 func (rm *ReplicaManager) updateFollowerLogReadResults(replicaID int32, results []tpReadResult) {

@@ -121,6 +121,16 @@ func (t *AbstractFetcherThread) removeLag(tp common.TopicPartition) {
 	}
 }
 
+// IsReplicaInSync reports whether tp had caught up with its source (lag 0) at the last fetch
+// response; false before the first. Caller holds partitionMapLock: the hooks call it from
+// BuildFetchRequest, which runs under it.
+//
+// Kafka 0.10.2: FetcherLagStats.isReplicaInSync.
+func (t *AbstractFetcherThread) IsReplicaInSync(tp common.TopicPartition) bool {
+	lag, ok := t.lags[tp]
+	return ok && lag <= 0
+}
+
 // lagOf is tp's last lag (0 when unknown).
 func (t *AbstractFetcherThread) lagOf(tp common.TopicPartition) int64 {
 	t.partitionMapLock.Lock()
