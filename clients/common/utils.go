@@ -1,5 +1,11 @@
 package common
 
+import (
+	"math"
+	"strconv"
+	"strings"
+)
+
 // JavaStringHashCode returns java.lang.String.hashCode of s (UTF-16 code units,
 // h = 31*h + c), which Kafka uses for group -> __consumer_offsets partitioning.
 //
@@ -72,4 +78,37 @@ func Murmur2(data []byte) int32 {
 	h *= m
 	h ^= h >> 15
 	return int32(h)
+}
+
+// JavaDoubleToString formats as Java's Double.toString: the shortest digits that read back,
+// in plain notation for 1e-3 <= |d| < 1e7 (always with a fraction digit), else as d.dddE±n.
+func JavaDoubleToString(d float64) string {
+	switch {
+	case math.IsNaN(d):
+		return "NaN"
+	case math.IsInf(d, 1):
+		return "Infinity"
+	case math.IsInf(d, -1):
+		return "-Infinity"
+	case d == 0:
+		if math.Signbit(d) {
+			return "-0.0"
+		}
+		return "0.0"
+	}
+	abs := math.Abs(d)
+	if abs >= 1e-3 && abs < 1e7 {
+		s := strconv.FormatFloat(d, 'f', -1, 64)
+		if !strings.Contains(s, ".") {
+			s += ".0"
+		}
+		return s
+	}
+	s := strconv.FormatFloat(d, 'e', -1, 64) // e.g. 1.2345e+08, 1e-05
+	mant, exp, _ := strings.Cut(s, "e")
+	if !strings.Contains(mant, ".") {
+		mant += ".0"
+	}
+	n, _ := strconv.Atoi(exp)
+	return mant + "E" + strconv.Itoa(n)
 }

@@ -420,7 +420,7 @@ func (m *ClientQuotaManager) UpdateQuota(sanitizedUser, clientID *string, quota 
 	}
 	m.quotaMu.Lock()
 	if quota != nil {
-		m.logger.Infof("Changing %s quota for %s%s to %v", m.quotaType, userInfo, clientInfo, quota.Bound())
+		m.logger.Infof("Changing %s quota for %s%s to %s", m.quotaType, userInfo, clientInfo, common.JavaDoubleToString(quota.Bound()))
 		m.overriddenQuota[id] = *quota
 		switch {
 		case id.hasUser && id.hasClient:
@@ -446,7 +446,8 @@ func (m *ClientQuotaManager) UpdateQuota(sanitizedUser, clientID *string, quota 
 	if singleUpdate {
 		if metric := m.metrics.Metric(m.clientRateMetricName(id.userOr(""), id.clientOr(""))); metric != nil {
 			q := m.quotaEntity(id.userOr(""), id.clientOr("")).Quota
-			m.logger.Infof("Sensor for %s%s already exists. Changing quota to %v in MetricConfig", userInfo, clientInfo, q.Bound())
+			m.logger.Infof("Sensor for %s%s already exists. Changing quota to %s in MetricConfig", userInfo, clientInfo,
+				common.JavaDoubleToString(q.Bound()))
 			metric.SetConfig(m.quotaMetricConfig(q))
 		}
 		return
@@ -458,7 +459,8 @@ func (m *ClientQuotaManager) UpdateQuota(sanitizedUser, clientID *string, quota 
 		}
 		e := m.quotaEntity(n.Tags["user"], n.Tags["client-id"])
 		if cur := metric.Config().Quota; cur == nil || *cur != e.Quota {
-			m.logger.Infof("Sensor for quota-id %s already exists. Setting quota to %v in MetricConfig", e.quotaID, e.Quota.Bound())
+			m.logger.Infof("Sensor for quota-id %s already exists. Setting quota to %s in MetricConfig", e.quotaID,
+				common.JavaDoubleToString(e.Quota.Bound()))
 			metric.SetConfig(m.quotaMetricConfig(e.Quota))
 		}
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/zkafka/zkafka/clients/common"
 	"github.com/zkafka/zkafka/clients/record"
 	"github.com/zkafka/zkafka/core/coordinator"
 )
@@ -185,38 +186,8 @@ func newDeserializer(class string) (deserializer, error) {
 	return nil, fmt.Errorf("deserializer %s is not supported by zkafka's formatter (String, ByteArray, Integer, Long and Double are)", class)
 }
 
-// JavaDoubleToString formats as Java's Double.toString: the shortest digits that read back,
-// in plain notation for 1e-3 <= |d| < 1e7 (always with a fraction digit), else as d.dddE±n.
-func JavaDoubleToString(d float64) string {
-	switch {
-	case math.IsNaN(d):
-		return "NaN"
-	case math.IsInf(d, 1):
-		return "Infinity"
-	case math.IsInf(d, -1):
-		return "-Infinity"
-	case d == 0:
-		if math.Signbit(d) {
-			return "-0.0"
-		}
-		return "0.0"
-	}
-	abs := math.Abs(d)
-	if abs >= 1e-3 && abs < 1e7 {
-		s := strconv.FormatFloat(d, 'f', -1, 64)
-		if !strings.Contains(s, ".") {
-			s += ".0"
-		}
-		return s
-	}
-	s := strconv.FormatFloat(d, 'e', -1, 64) // e.g. 1.2345e+08, 1e-05
-	mant, exp, _ := strings.Cut(s, "e")
-	if !strings.Contains(mant, ".") {
-		mant += ".0"
-	}
-	n, _ := strconv.Atoi(exp)
-	return mant + "E" + strconv.Itoa(n)
-}
+// JavaDoubleToString formats as Java's Double.toString (common.JavaDoubleToString).
+func JavaDoubleToString(d float64) string { return common.JavaDoubleToString(d) }
 
 // LoggingMessageFormatter writes like DefaultMessageFormatter and also logs each message at
 // INFO on the kafka.tools.LoggingMessageFormatter logger.
