@@ -32,8 +32,22 @@
 // DynamicConfigManager follows /config/changes (zkutils' ZkNodeChangeNotificationListener) and
 // hands the named entity's whole stored config to the ConfigHandler of its type:
 // TopicConfigHandler rebuilds the LogConfig of the topic's live logs from the broker defaults
-// plus the overrides; the client, user and broker handlers record byte-rate and replication
-// throttle overrides in DynamicQuotas (quotas are not enforced yet: docs/deviations.md).
+// plus the overrides and marks its replication-throttled partitions; the client and user
+// handlers set producer_byte_rate and consumer_byte_rate on the quota managers, and the broker
+// handler this broker's leader/follower replication throttle rates.
+//
+// # Quotas
+//
+// QuotaManagers (quota_factory.go) hold the produce and fetch ClientQuotaManagers and the leader
+// and follower ReplicationQuotaManagers, built on the broker's client-metrics registry
+// (KafkaServer.clientMetrics, shown in Metrics by a JmxReporter). A produce or consumer fetch
+// over its client's quota is answered after a delay, with the delay in throttle_time_ms (v1+):
+// the response waits in the manager's delay queue (throttled_response.go) while the connection
+// stays muted. Replication throttling leaves a throttled, out-of-sync partition out of a
+// follower's fetch: on the leader (ReplicaManager.shouldLeaderThrottle, DelayedFetch) and on
+// the follower (ReplicaFetcherThread.shouldFollowerThrottle). Lock order: ClientQuotaManager.lock
+// -> quotaMu -> the client metrics' Sensor and Metrics locks; ReplicationQuotaManager.lock ->
+// the same; throttledMu is a leaf. The reaper runs the response callbacks with no lock held.
 //
 // # Requests
 //
