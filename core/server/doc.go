@@ -1,7 +1,8 @@
 // Package server is the broker: KafkaServer starts and stops the components, KafkaApis answers
 // every request, ReplicaManager owns the hosted partitions (appends, fetches, high watermarks),
 // MetadataCache serves Metadata from what the controller sent, and DelayedProduce/DelayedFetch
-// wait in the purgatories for acks and bytes.
+// wait in the purgatories for acks and bytes; AdminManager creates and deletes topics for
+// CreateTopics and DeleteTopics (DelayedCreateTopics/DelayedDeleteTopics wait for the controller).
 //
 // Kafka 0.10.2: kafka.server (core/src/main/scala/kafka/server), minus the classes moved to the
 // leaves config, brokerstate, purgatory and fetcher and to core/log and core/cluster (layout.md
@@ -17,14 +18,15 @@
 // connection without it, then the common paths); /cluster/id; LogManager (per-topic configs
 // from /config/topics, recovery unless .kafka_cleanshutdown); broker id (broker.id,
 // meta.properties, or /brokers/seqid); SocketServer; ReplicaManager; KafkaController (joins the
-// /controller election; [coordinator: the GroupCoordinator seam, issue 7]); KafkaApis and the
+// /controller election); GroupCoordinator; AdminManager; KafkaApis and the
 // request handler pool; DynamicConfigManager; KafkaHealthcheck (/brokers/ids/<id>, v4 JSON,
 // bound port for port 0); meta.properties; RunningAsBroker.
 //
 // Shutdown: controlled shutdown (controlled.shutdown.enable: ControlledShutdown to the broker
 // /controller names, retried up to controlled.shutdown.max.retries times until it leads
 // nothing); BrokerShuttingDown; health check listener; SocketServer; handlers; scheduler;
-// ReplicaManager (last HW checkpoint); DynamicConfigManager; LogManager (.kafka_cleanshutdown);
+// ReplicaManager (last HW checkpoint); AdminManager; DynamicConfigManager; GroupCoordinator;
+// LogManager (.kafka_cleanshutdown);
 // KafkaController; ZooKeeper (the ephemeral registration goes); NotRunning.
 //
 // # Dynamic config
@@ -40,10 +42,11 @@
 // KafkaApis.Handle dispatches keys 0-20. A handler returns an error instead of throwing; Handle
 // turns it into GetErrorResponse (the error's code on every partition, topic or group, at the
 // request's version) or, for a produce with acks=0, closes the connection. A panic in a handler
-// is recovered the same way, so a request never takes the broker down. APIs of components that
-// do not exist yet answer as a 0.10.2 broker without them would: group APIs
-// GROUP_COORDINATOR_NOT_AVAILABLE, CreateTopics/DeleteTopics NOT_CONTROLLER, SaslHandshake on a plaintext listener ILLEGAL_SASL_STATE. OffsetCommit/OffsetFetch v0
-// are served from ZooKeeper, as in 0.10.2. ControlledShutdown goes to
+// is recovered the same way, so a request never takes the broker down. SaslHandshake on a
+// plaintext listener answers ILLEGAL_SASL_STATE. OffsetCommit/OffsetFetch v0 are served from
+// ZooKeeper, as in 0.10.2. CreateTopics and DeleteTopics go to the AdminManager on the active
+// controller (kafka_apis_admin.go); any other broker answers NOT_CONTROLLER, and clients retry
+// at the controller Metadata v1 names. ControlledShutdown goes to
 // KafkaController.ShutdownBroker; a broker that is not the active controller answers
 // STALE_CONTROLLER_EPOCH (0.10.2's ControllerMovedException).
 //

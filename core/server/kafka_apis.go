@@ -12,10 +12,9 @@ import (
 	"github.com/zkafka/zkafka/zk/zkutils"
 )
 
-// Controller is what KafkaApis needs from the controller (issue 6). A nil Controller is a broker
-// that is never the controller: CreateTopics and DeleteTopics answer NOT_CONTROLLER and
-// ControlledShutdown fails with NOT_CONTROLLER, as a 0.10.2 broker that is not the active
-// controller answers.
+// Controller is what KafkaApis needs from the controller. A nil Controller is a broker that is
+// never the controller: CreateTopics and DeleteTopics answer NOT_CONTROLLER and
+// ControlledShutdown fails, as a 0.10.2 broker that is not the active controller answers.
 type Controller interface {
 	IsActive() bool
 }
@@ -43,6 +42,7 @@ type KafkaApis struct {
 	metadataCache  *MetadataCache
 	controller     Controller
 	coordinator    GroupCoordinator
+	adminManager   *AdminManager
 	clusterID      string
 	logger         *logrus.Entry
 	requestLogger  *logrus.Entry
@@ -58,6 +58,7 @@ type KafkaApisConfig struct {
 	MetadataCache  *MetadataCache
 	Controller     Controller       // nil until the controller issue
 	Coordinator    GroupCoordinator // nil until the coordinator issue
+	AdminManager   *AdminManager    // nil: CreateTopics and DeleteTopics answer NOT_CONTROLLER
 	ClusterID      string
 	Logger         *logrus.Entry
 	RequestLogger  *logrus.Entry // kafka.request.logger
@@ -73,7 +74,7 @@ func NewKafkaApis(c KafkaApisConfig) *KafkaApis {
 	}
 	return &KafkaApis{requestChannel: c.RequestChannel, replicaManager: c.ReplicaManager, zkUtils: c.ZkUtils,
 		brokerID: c.BrokerID, config: c.Config, metadataCache: c.MetadataCache, controller: c.Controller,
-		coordinator: c.Coordinator, clusterID: c.ClusterID,
+		coordinator: c.Coordinator, adminManager: c.AdminManager, clusterID: c.ClusterID,
 		logger:        c.Logger.WithField("logger", "kafka.server.KafkaApis").WithField("ident", fmt.Sprintf("[KafkaApi-%d] ", c.BrokerID)),
 		requestLogger: c.RequestLogger}
 }

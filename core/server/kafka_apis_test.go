@@ -86,6 +86,8 @@ func TestApisComponentsNotBuiltYet(t *testing.T) {
 		}
 	}
 
+	// This broker has no controller module, so it is not the active controller: NOT_CONTROLLER
+	// (KafkaApis.scala:1186 and :1246). The controller's answers are admin_manager_test.go's.
 	e.handle(&protocol.CreateTopicsRequest{Version: 1, CreateTopicRequests: []protocol.CreateTopicsRequestCreateTopicRequests{{Topic: "x", NumPartitions: 1, ReplicationFactor: 1}}}, "c")
 	if r := decode(t, e.ch.take(t), protocol.CreateTopics, 1).(*protocol.CreateTopicsResponse); len(r.TopicErrors) != 1 || r.TopicErrors[0].ErrorCode != protocol.ErrNotController.Code {
 		t.Errorf("CreateTopics %+v", r)

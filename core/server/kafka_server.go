@@ -82,6 +82,7 @@ type KafkaServer struct {
 	replicaManager     *ReplicaManager
 	metadataCache      *MetadataCache
 	apis               *KafkaApis
+	adminManager       *AdminManager
 	requestHandlerPool *KafkaRequestHandlerPool
 	kafkaHealthcheck   *KafkaHealthcheck
 
@@ -222,9 +223,14 @@ func (s *KafkaServer) Startup() (err error) {
 		return err
 	}
 
+	if s.adminManager, err = NewAdminManager(AdminManagerConfig{Config: s.config, MetadataCache: s.metadataCache,
+		ZkUtils: s.zkUtils, Time: s.time, Metrics: s.Metrics, Logger: s.loggers.Server}); err != nil {
+		return err
+	}
+
 	s.apis = NewKafkaApis(KafkaApisConfig{RequestChannel: s.socketServer.RequestChannel, ReplicaManager: s.replicaManager,
 		ZkUtils: s.zkUtils, BrokerID: s.config.BrokerID, Config: s.config, MetadataCache: s.metadataCache,
-		Controller: s.Controller, Coordinator: s.Coordinator, ClusterID: s.clusterID,
+		Controller: s.Controller, Coordinator: s.Coordinator, AdminManager: s.adminManager, ClusterID: s.clusterID,
 		Logger: s.loggers.Server, RequestLogger: s.loggers.Request})
 	s.requestHandlerPool = NewKafkaRequestHandlerPool(s.config.BrokerID, s.socketServer.RequestChannel, s.apis,
 		int(s.config.NumIoThreads), s.loggers.Server)
@@ -449,6 +455,9 @@ func (s *KafkaServer) shutdownComponents() {
 	if s.replicaManager != nil {
 		s.replicaManager.Shutdown(true)
 	}
+	if s.adminManager != nil {
+		s.adminManager.Shutdown()
+	}
 	if s.dynamicConfigManager != nil {
 		s.dynamicConfigManager.Shutdown()
 	}
@@ -469,7 +478,7 @@ func (s *KafkaServer) shutdownComponents() {
 	}
 	s.BrokerState.NewState(brokerstate.NotRunning)
 	s.kafkaHealthcheck, s.socketServer, s.requestHandlerPool, s.kafkaScheduler = nil, nil, nil, nil
-	s.replicaManager, s.logManager, s.zkUtils = nil, nil, nil
+	s.replicaManager, s.adminManager, s.logManager, s.zkUtils = nil, nil, nil, nil
 	s.kafkaController, s.dynamicConfigManager = nil, nil
 }
 
