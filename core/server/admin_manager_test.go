@@ -400,3 +400,38 @@ func TestUnknownCreateTopicPolicyStopsStartup(t *testing.T) {
 		t.Fatalf("err %v", err)
 	}
 }
+
+// TestAdminWithRealController: a one-broker cluster (its own KafkaController is active) creates
+// a topic and answers NONE once the partitions have leaders; with delete.topic.enable=false the
+// controller removes the deletion marker without deleting (PartitionStateMachine.scala's
+// DeleteTopicsListener), so DeleteTopics answers REQUEST_TIMED_OUT and the topic stays, as in
+// 0.10.2.
+func TestAdminWithRealController(t *testing.T) {
+	c := newReplicationCluster(t, 1, map[string]string{"delete.topic.enable": "false"})
+	srv := c.servers[0]
+	eventually(t, 20*time.Second, "broker 0 to be the controller and know itself alive", func() bool {
+		return srv.Controller != nil && srv.Controller.IsActive() && len(srv.MetadataCache().GetAliveBrokers()) == 1
+	})
+	cl := dialRaw(t, c.ports[0])
+	r := cl.roundTrip(t, &protocol.CreateTopicsRequest{Version: 1, Timeout: 20_000,
+		CreateTopicRequests: []ct{topicReq("kept", 4, 1)}}).(*protocol.CreateTopicsResponse)
+	if r.TopicErrors[0].ErrorCode != 0 {
+		t.Fatalf("create: %+v", r.TopicErrors[0])
+	}
+	for p := int32(0); p < 4; p++ {
+		if s, ok := srv.MetadataCache().GetPartitionInfo("kept", p); !ok || s.Leader != 0 {
+			t.Errorf("partition %d: %+v %v after the create answered", p, s, ok)
+		}
+	}
+	d := cl.roundTrip(t, &protocol.DeleteTopicsRequest{Topics: []string{"kept"}, Timeout: 1000}).(*protocol.DeleteTopicsResponse)
+	if d.TopicErrorCodes[0].ErrorCode != protocol.ErrRequestTimedOut.Code {
+		t.Errorf("delete with delete.topic.enable=false: %+v", d.TopicErrorCodes[0])
+	}
+	eventually(t, 10*time.Second, "the controller to remove the marker", func() bool {
+		ok, err := srv.ZkUtils().PathExists(zkutils.DeleteTopicPath("kept"))
+		return err == nil && !ok
+	})
+	if !srv.MetadataCache().Contains("kept") {
+		t.Error("the topic was deleted although delete.topic.enable=false")
+	}
+}
