@@ -203,7 +203,8 @@ func (s *KafkaServer) Startup() (err error) {
 
 	s.replicaManager, err = NewReplicaManager(ReplicaManagerConfig{Config: s.config, Time: s.time, ZkUtils: s.zkUtils,
 		LogManager: s.logManager, Scheduler: s.kafkaScheduler, DefaultLogConfig: defaultLog, BrokerTopicStats: s.topicStats,
-		Metrics: s.Metrics, Logger: s.loggers.Server, StateChange: s.loggers.StateChange, MetadataCache: s.metadataCache})
+		Metrics: s.Metrics, Logger: s.loggers.Server, StateChange: s.loggers.StateChange, MetadataCache: s.metadataCache,
+		IsShuttingDown: &s.isShuttingDown})
 	if err != nil {
 		return err
 	}

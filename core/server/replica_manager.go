@@ -47,7 +47,9 @@ type ReplicaManager struct {
 	stateChange   *logrus.Entry
 	defaultLog    *log.LogConfig
 
-	isShuttingDown atomic.Bool
+	// isShuttingDown is the broker's flag (KafkaServer sets it before its controlled shutdown), so
+	// a LeaderAndIsr that arrives while the broker is stopping starts no fetcher.
+	isShuttingDown *atomic.Bool
 	topicStats     *metrics.BrokerTopicStats // nil: no meters
 
 	replicaStateChangeLock sync.Mutex
@@ -94,6 +96,9 @@ type ReplicaManagerConfig struct {
 	MetadataCache *MetadataCache
 	// Exit is called where Kafka exits the JVM from a replica fetcher (os.Exit when nil).
 	Exit func(int)
+	// IsShuttingDown is the broker's is-shutting-down flag, shared as 0.10.2 passes KafkaServer's
+	// AtomicBoolean to the ReplicaManager (nil: a flag of the ReplicaManager's own).
+	IsShuttingDown *atomic.Bool
 }
 
 // NewReplicaManager makes the manager with one replication-offset-checkpoint per data directory.
@@ -118,7 +123,11 @@ func NewReplicaManager(c ReplicaManagerConfig) (*ReplicaManager, error) {
 		highWatermarkCheckpoints: map[string]*log.OffsetCheckpoint{},
 		isrChangeSet:             map[common.TopicPartition]struct{}{},
 		delayedProducePurgatory:  c.ProducePurgatory,
+		isShuttingDown:           c.IsShuttingDown,
 		delayedFetchPurgatory:    c.FetchPurgatory,
+	}
+	if rm.isShuttingDown == nil {
+		rm.isShuttingDown = new(atomic.Bool)
 	}
 	for _, dir := range c.LogManager.LogDirs() {
 		cp, err := log.NewOffsetCheckpoint(dir + "/" + log.ReplicationOffsetCheckpointFile)
