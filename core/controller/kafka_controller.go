@@ -376,6 +376,12 @@ func (c *KafkaController) initializeControllerContext() error {
 		return err
 	}
 	c.ctx.SetLiveBrokers(brokers)
+	c.ctx.LiveBrokerEpochs = map[int32]int64{}
+	for _, b := range brokers {
+		if _, epoch, ok, err := c.zkUtils.GetBrokerInfoAndEpoch(b.ID); err == nil && ok {
+			c.ctx.LiveBrokerEpochs[b.ID] = epoch
+		}
+	}
 	topics, err := c.zkUtils.GetAllTopics()
 	if err != nil {
 		return err
