@@ -70,13 +70,13 @@ type ControllerContext struct {
 // NewControllerContext is an empty context.
 func NewControllerContext() *ControllerContext {
 	return &ControllerContext{
-		ShuttingDownBrokerIds:                        map[int32]struct{}{},
-		liveBrokers:                                  map[int32]zkutils.BrokerInfo{},
-		LiveBrokerEpochs:                             map[int32]int64{},
-		AllTopics:                                    map[string]struct{}{},
-		PartitionReplicaAssignment:                   map[common.TopicPartition][]int32{},
-		PartitionLeadershipInfo:                      map[common.TopicPartition]zkutils.LeaderIsrAndControllerEpoch{},
-		PartitionsBeingReassigned:                    map[common.TopicPartition]*ReassignedPartitionsContext{},
+		ShuttingDownBrokerIds:      map[int32]struct{}{},
+		liveBrokers:                map[int32]zkutils.BrokerInfo{},
+		LiveBrokerEpochs:           map[int32]int64{},
+		AllTopics:                  map[string]struct{}{},
+		PartitionReplicaAssignment: map[common.TopicPartition][]int32{},
+		PartitionLeadershipInfo:    map[common.TopicPartition]zkutils.LeaderIsrAndControllerEpoch{},
+		PartitionsBeingReassigned:  map[common.TopicPartition]*ReassignedPartitionsContext{},
 		PartitionsUndergoingPreferredReplicaElection: map[common.TopicPartition]struct{}{},
 	}
 }
