@@ -45,6 +45,8 @@ func (a *KafkaApis) handleStopReplicaRequest(req *network.Request) error {
 		}
 	}
 	a.sendResponse(req, resp)
+	// A fetcher thread whose partitions were all stopped has nothing left to do.
+	a.replicaManager.ShutdownIdleFetcherThreads()
 	return nil
 }
 

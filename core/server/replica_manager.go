@@ -282,12 +282,26 @@ func (rm *ReplicaManager) GetMagic(tp common.TopicPartition) (int8, bool) {
 	return 0, false
 }
 
-// GetHighWatermark is the HW of the local replica (ok=false when absent).
+// GetHighWatermark is the HW of the partition while this broker leads it (ok=false otherwise:
+// a follower's HW is not an answer, and a GroupMetadataManager loading __consumer_offsets stops
+// when leadership is lost).
+//
+// Kafka 0.10.2: ReplicaManager.getHighWatermark (partition.leaderReplicaIfLocal).
 func (rm *ReplicaManager) GetHighWatermark(tp common.TopicPartition) (int64, bool) {
-	if r, err := rm.getReplicaOrException(tp); err == nil {
-		return r.HighWatermark().MessageOffset, true
+	if p := rm.GetPartition(tp); p != nil {
+		if r := p.LeaderReplicaIfLocal(); r != nil {
+			return r.HighWatermark().MessageOffset, true
+		}
 	}
 	return 0, false
+}
+
+// ShutdownIdleFetcherThreads stops the replica fetcher threads left without partitions.
+//
+// Kafka 0.10.2: replicaFetcherManager.shutdownIdleFetcherThreads, called by
+// KafkaApis.handleStopReplicaRequest.
+func (rm *ReplicaManager) ShutdownIdleFetcherThreads() {
+	rm.replication.replicaFetcherManager.ShutdownIdleFetcherThreads()
 }
 
 // --- high watermark checkpoint ---
@@ -309,19 +323,22 @@ func (rm *ReplicaManager) startHighWaterMarksCheckPointThread() {
 func (rm *ReplicaManager) CheckpointHighWatermarks() error {
 	rm.hwCheckpointMu.Lock()
 	defer rm.hwCheckpointMu.Unlock()
+	// Only the directories that hold a replica now: a directory whose partitions are not
+	// created yet (after a restart, before their LeaderAndIsr) keeps its checkpoint.
 	byDir := map[string]map[common.TopicPartition]int64{}
-	for dir := range rm.highWatermarkCheckpoints {
-		byDir[dir] = map[common.TopicPartition]int64{}
-	}
 	for _, p := range rm.partitions() {
 		r := p.LocalReplica()
 		if r == nil || r.Log == nil {
 			continue
 		}
 		dir := parentDir(r.Log.Dir())
-		if m, ok := byDir[dir]; ok {
-			m[p.TopicPartition()] = r.HighWatermark().MessageOffset
+		if _, ok := rm.highWatermarkCheckpoints[dir]; !ok {
+			continue
 		}
+		if byDir[dir] == nil {
+			byDir[dir] = map[common.TopicPartition]int64{}
+		}
+		byDir[dir][p.TopicPartition()] = r.HighWatermark().MessageOffset
 	}
 	dirs := make([]string, 0, len(byDir))
 	for d := range byDir {
