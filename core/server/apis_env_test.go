@@ -177,3 +177,17 @@ func (e *apisEnv) lead(t testing.TB, topic string, partitions int32, replicas []
 		t.Fatalf("UpdateMetadata %+v", r)
 	}
 }
+
+// follow makes broker 0 a follower of broker 1 (alive on 127.0.0.1:1, where nothing listens) for
+// partition 0 of topic, through KafkaApis; the LeaderAndIsr answer is left queued.
+func (e *apisEnv) follow(t testing.TB, topic string) {
+	t.Helper()
+	// The new leader must be alive in the metadata cache for this broker to follow it.
+	e.handle(&protocol.UpdateMetadataRequest{Version: 3, ControllerID: 0, ControllerEpoch: 1,
+		LiveBrokers: []protocol.UpdateMetadataRequestLiveBrokers{
+			{ID: 0, EndPoints: []protocol.UpdateMetadataRequestEndPoints{{Port: 9092, Host: "h0", ListenerName: "PLAINTEXT"}}},
+			{ID: 1, EndPoints: []protocol.UpdateMetadataRequestEndPoints{{Port: 1, Host: "127.0.0.1", ListenerName: "PLAINTEXT"}}}}}, "c")
+	e.ch.take(t)
+	e.handle(&protocol.LeaderAndIsrRequest{ControllerID: 0, ControllerEpoch: 1, PartitionStates: []protocol.LeaderAndIsrRequestPartitionStates{
+		{Topic: topic, Partition: 0, ControllerEpoch: 1, Leader: 1, LeaderEpoch: 1, Isr: []int32{1, 0}, Replicas: []int32{1, 0}}}}, "c")
+}

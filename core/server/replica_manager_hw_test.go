@@ -22,13 +22,7 @@ func TestHighWatermarkOnlyOnTheLeaderAndIdleFetchersStop(t *testing.T) {
 	if _, ok := e.rm.GetHighWatermark(tp); !ok {
 		t.Fatal("no HW on the leader")
 	}
-	e.handle(&protocol.UpdateMetadataRequest{Version: 3, ControllerID: 0, ControllerEpoch: 1,
-		LiveBrokers: []protocol.UpdateMetadataRequestLiveBrokers{
-			{ID: 0, EndPoints: []protocol.UpdateMetadataRequestEndPoints{{Port: 9092, Host: "h0", ListenerName: "PLAINTEXT"}}},
-			{ID: 1, EndPoints: []protocol.UpdateMetadataRequestEndPoints{{Port: 1, Host: "127.0.0.1", ListenerName: "PLAINTEXT"}}}}}, "c")
-	e.ch.take(t)
-	e.handle(&protocol.LeaderAndIsrRequest{ControllerID: 0, ControllerEpoch: 1, PartitionStates: []protocol.LeaderAndIsrRequestPartitionStates{
-		{Topic: "t", Partition: 0, ControllerEpoch: 1, Leader: 1, LeaderEpoch: 1, Isr: []int32{1, 0}, Replicas: []int32{1, 0}}}}, "c")
+	e.follow(t, "t")
 	e.ch.take(t)
 	if hw, ok := e.rm.GetHighWatermark(tp); ok {
 		t.Errorf("a follower answered HW %d", hw)
