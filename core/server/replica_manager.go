@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"os"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -70,6 +71,7 @@ type ReplicaManager struct {
 
 	replication *replicaManagerReplication
 	metrics     replicaManagerMetrics // replica_manager_metrics.go
+	exit        func(int)             // Kafka's Runtime.halt (os.Exit unless a test sets Exit)
 }
 
 // ReplicaManagerConfig gathers the constructor's dependencies.
@@ -94,7 +96,9 @@ type ReplicaManagerConfig struct {
 	// MetadataCache is the broker's cache, where a new follower finds its leader's endpoint
 	// (nil: no leader is ever known, so becoming a follower only creates the local replica).
 	MetadataCache *MetadataCache
-	// Exit is called where Kafka exits the JVM from a replica fetcher (os.Exit when nil).
+	// Exit is called where Kafka halts the JVM: a storage error appending to a leader's log or
+	// writing the HW checkpoint, and, from a replica fetcher, a storage error or a forbidden
+	// unclean truncation (os.Exit when nil).
 	Exit func(int)
 	// IsShuttingDown is the broker's is-shutting-down flag, shared as 0.10.2 passes KafkaServer's
 	// AtomicBoolean to the ReplicaManager (nil: a flag of the ReplicaManager's own).
@@ -128,6 +132,9 @@ func NewReplicaManager(c ReplicaManagerConfig) (*ReplicaManager, error) {
 	}
 	if rm.isShuttingDown == nil {
 		rm.isShuttingDown = new(atomic.Bool)
+	}
+	if rm.exit = c.Exit; rm.exit == nil {
+		rm.exit = os.Exit
 	}
 	for _, dir := range c.LogManager.LogDirs() {
 		cp, err := log.NewOffsetCheckpoint(dir + "/" + log.ReplicationOffsetCheckpointFile)
@@ -304,6 +311,15 @@ func (rm *ReplicaManager) ShutdownIdleFetcherThreads() {
 	rm.replication.replicaFetcherManager.ShutdownIdleFetcherThreads()
 }
 
+// halt stops the process at once after a storage error, as 0.10.2's fatal log line and
+// Runtime.getRuntime.halt(1): nothing more is acknowledged from a disk that failed a write, the
+// ZooKeeper session ends, and the controller moves this broker's leaderships to in-sync replicas.
+// The logs are recovered at the next start (there is no clean-shutdown marker).
+func (rm *ReplicaManager) halt(err error, msg string) {
+	rm.logger.WithError(err).Error("FATAL " + msg)
+	rm.exit(1)
+}
+
 // --- high watermark checkpoint ---
 
 func (rm *ReplicaManager) startHighWaterMarksCheckPointThread() {
@@ -313,7 +329,7 @@ func (rm *ReplicaManager) startHighWaterMarksCheckPointThread() {
 	period := msDuration(rm.config.GetLong("replica.high.watermark.checkpoint.interval.ms"))
 	rm.scheduler.Schedule("highwatermark-checkpoint", func() {
 		if err := rm.CheckpointHighWatermarks(); err != nil {
-			rm.logger.WithError(err).Error("Error while writing to highwatermark file")
+			rm.halt(err, "Error writing to highwatermark file: ")
 		}
 	}, 0, period)
 }
@@ -363,7 +379,7 @@ func (rm *ReplicaManager) Shutdown(checkpointHW bool) {
 	_ = rm.delayedProducePurgatory.Shutdown(contextBackground())
 	if checkpointHW {
 		if err := rm.CheckpointHighWatermarks(); err != nil {
-			rm.logger.WithError(err).Error("Error while writing to highwatermark file")
+			rm.halt(err, "Error writing to highwatermark file: ")
 		}
 	}
 	rm.logger.Info("Shut down completely")
