@@ -140,12 +140,18 @@ func (l *Log) loadSegment(dir string, start int64) (*LogSegment, error) {
 		return seg, nil
 	}
 	err = seg.Index().SanityCheck()
+	if err == nil {
+		err = seg.Index().CheckEntries(seg.Log().SizeInBytes()) // load_checks.go
+	}
 	if err == nil && !timeIndexExists {
 		// 0.10.0 data has no time index: start with an empty one.
 		err = seg.TimeIndex().Resize(0)
 	}
 	if err == nil {
 		err = seg.TimeIndex().SanityCheck()
+	}
+	if err == nil {
+		err = seg.TimeIndex().CheckEntries()
 	}
 	if err != nil {
 		if !errors.Is(err, ErrCorruptIndex) {
@@ -199,7 +205,22 @@ func OpenSwapSegment(swapLogPath string, start int64, c *LogConfig, time common.
 func (l *Log) recoverLog() error {
 	c := l.Config()
 	if l.hasCleanShutdownFile() {
-		next, err := l.ActiveSegment().NextOffset()
+		// After a clean shutdown nothing is recovered, but the active segment must end on a
+		// whole message (load_checks.go); if it does not, it is recovered.
+		active := l.ActiveSegment()
+		if err := active.CheckTail(c.MaxMessageSize); err != nil {
+			if !errors.Is(err, errTornTail) {
+				return err
+			}
+			l.logger.Warnf("Found a torn tail in the active segment %d of log %s although it was shut down cleanly (%v); recovering the segment.",
+				active.BaseOffset(), l.Name(), err)
+			truncated, err := active.Recover(c.MaxMessageSize)
+			if err != nil {
+				return err
+			}
+			l.logger.Warnf("Truncated %d bytes of segment %d of log %s.", truncated, active.BaseOffset(), l.Name())
+		}
+		next, err := active.NextOffset()
 		if err != nil {
 			return err
 		}
