@@ -3,6 +3,7 @@ package log
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/zkafka/zkafka/clients/record"
 )
@@ -46,6 +47,37 @@ func (t *TimeIndex) CheckEntries() error {
 				t.file, n, e.Timestamp, e.Offset, prev.Timestamp, prev.Offset, ErrCorruptIndex)
 		}
 		prev = e
+	}
+	return nil
+}
+
+// checkIndexes runs CheckEntries on the indexes of every segment and rebuilds those that fail,
+// except the segments recoverLog is about to recover anyway (after an unclean shutdown, from the
+// recovery point on): their recovery rebuilds the indexes and, when it truncates, drops the later
+// segments, which a rebuild here would hide from it.
+func (l *Log) checkIndexes() error {
+	c := l.Config()
+	recoveredLater := map[*LogSegment]bool{}
+	if !l.hasCleanShutdownFile() {
+		for _, s := range l.LogSegmentsRange(l.recoveryPoint.Load(), math.MaxInt64) {
+			recoveredLater[s] = true
+		}
+	}
+	for _, seg := range l.LogSegments() {
+		err := seg.Index().CheckEntries(seg.Log().SizeInBytes())
+		if err == nil {
+			err = seg.TimeIndex().CheckEntries()
+		}
+		if err == nil || recoveredLater[seg] {
+			continue
+		}
+		if !errors.Is(err, ErrCorruptIndex) {
+			return err
+		}
+		l.logger.Warnf("Found a corrupted index file due to %v. rebuilding the indexes of segment %d of log %s...", err, seg.BaseOffset(), l.Name())
+		if _, err := seg.Recover(c.MaxMessageSize); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -104,6 +104,9 @@ func (l *Log) loadSegments() error {
 		return nil
 	}
 	if !strings.HasSuffix(dir, DeleteDirSuffix) {
+		if err := l.checkIndexes(); err != nil { // load_checks.go
+			return err
+		}
 		if err := l.recoverLog(); err != nil {
 			return err
 		}
@@ -140,18 +143,12 @@ func (l *Log) loadSegment(dir string, start int64) (*LogSegment, error) {
 		return seg, nil
 	}
 	err = seg.Index().SanityCheck()
-	if err == nil {
-		err = seg.Index().CheckEntries(seg.Log().SizeInBytes()) // load_checks.go
-	}
 	if err == nil && !timeIndexExists {
 		// 0.10.0 data has no time index: start with an empty one.
 		err = seg.TimeIndex().Resize(0)
 	}
 	if err == nil {
 		err = seg.TimeIndex().SanityCheck()
-	}
-	if err == nil {
-		err = seg.TimeIndex().CheckEntries()
 	}
 	if err != nil {
 		if !errors.Is(err, ErrCorruptIndex) {
