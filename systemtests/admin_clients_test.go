@@ -117,18 +117,34 @@ func moveController(ctx context.Context, t *testing.T, c *Cluster) (from, to int
 	return
 }
 
-// metadataController is the controller_id of the broker's Metadata v1 answer (-1 on error).
-func metadataController(b *BrokerProcess) int32 {
+// metadataV1 is the broker's Metadata v1 answer for no topic (nil on error).
+func metadataV1(b *BrokerProcess) *protocol.MetadataResponse {
 	w, err := DialWire(b.Addr(), "metadata-probe", 10*time.Second)
 	if err != nil {
-		return -1
+		return nil
 	}
 	defer w.Close()
 	resp, err := w.Roundtrip(&protocol.MetadataRequest{Version: 1, Topics: []string{}})
 	if err != nil {
-		return -1
+		return nil
 	}
-	return resp.(*protocol.MetadataResponse).ControllerID
+	return resp.(*protocol.MetadataResponse)
+}
+
+// metadataController is the controller_id of the broker's Metadata v1 answer (-1 on error).
+func metadataController(b *BrokerProcess) int32 {
+	if m := metadataV1(b); m != nil {
+		return m.ControllerID
+	}
+	return -1
+}
+
+// metadataBrokers is the number of live brokers in the broker's Metadata answer.
+func metadataBrokers(b *BrokerProcess) int {
+	if m := metadataV1(b); m != nil {
+		return len(m.Brokers)
+	}
+	return 0
 }
 
 func saramaAdmin(t *testing.T, bootstrap string) sarama.ClusterAdmin {
@@ -247,6 +263,16 @@ func TestAdminClientsCreateAndDeleteTopics(t *testing.T) {
 	ctx := within(t, 5*time.Minute)
 	if err := WaitFor(ctx, func() string { return "no controller elected" }, func() bool { id, _ := c.ControllerInfo(); return id >= 0 }); err != nil {
 		t.Fatal(err)
+	}
+	// The controller assigns replicas over the brokers its MetadataCache knows alive: wait until
+	// every broker's Metadata names all three and the controller.
+	for _, b := range c.Brokers {
+		if err := WaitFor(ctx, func() string { return fmt.Sprintf("broker %d does not know the cluster yet", b.ID) }, func() bool {
+			ctl, _ := c.ControllerInfo()
+			return metadataController(b) == ctl && metadataBrokers(b) == len(c.Brokers)
+		}); err != nil {
+			t.Fatal(err)
+		}
 	}
 
 	// On the wire: only the active controller creates; every other broker answers NOT_CONTROLLER.
