@@ -23,8 +23,11 @@ check-generate: ## the checked-in generated code matches the generator
 
 # Packages whose goroutines race by design run again under the race detector (one per line, so merges append).
 RACE_PKGS = \
-	./core/utils/timer/... \
-	./core/server/purgatory/... \
+	./core/utils/... \
+	./core/server/... \
+	./core/log/... \
+	./core/cluster/... \
+	./core/controller/... \
 	./zk/zkclient/... \
 	./clients/record/... \
 	./core/network/... \
@@ -38,12 +41,12 @@ RACE_PKGS = \
 	./clients/producer/ \
 	./tools/perf/ \
 	./tools/consoleproducer/ \
-	./tools/verifiable/ \
-	./core/utils/log4j/...
+	./tools/verifiable/
 
 unit: ## every package's tests (real ZooKeeper for zk/*), plus the race detector where goroutines race by design
 	ZKAFKA_BIN=$(CURDIR)/bin/zkafka $(GO) test -count=1 -timeout 20m $(PKGS)
-	$(GO) test -count=1 -race -timeout 10m $(RACE_PKGS)
+	$(GO) test -count=5 -run '^TestLeaderElection$$' ./zk/zkutils/
+	$(GO) test -count=1 -race -timeout 15m $(RACE_PKGS)
 
 # Decoders of untrusted bytes (requests, message sets, znode JSON, index and checkpoint files).
 FUZZ_TARGETS = \

@@ -31,6 +31,7 @@ type Processor struct {
 	log            *logrus.Entry
 	requestMetrics requestMetricsMap // nil: metrics off
 	idle           *idleMeter        // nil: metrics off
+	memory         *memoryReturner   // nil: large receives are not tracked
 
 	newConnections chan net.Conn
 	sends          chan completedSend

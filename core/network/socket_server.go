@@ -155,6 +155,7 @@ type SocketServer struct {
 	boundPorts     map[string]int32
 	metrics        *metrics.Registry
 	requestMetrics requestMetricsMap
+	memory         *memoryReturner // started by Startup, stopped by Shutdown
 }
 
 // SocketServerConfig is the subset of KafkaConfig the SocketServer reads.
@@ -202,6 +203,8 @@ func NewSocketServer(cfg SocketServerConfig, log *logrus.Entry) *SocketServer {
 // Startup binds every listener and starts the Acceptors and Processors.
 func (s *SocketServer) Startup(ctx context.Context, cfg SocketServerConfig) error {
 	s.log.Info("Starting")
+	s.memory = newMemoryReturner(5*time.Second, 64<<20)
+	go s.memory.run()
 	id := 0
 	var idle []*idleMeter
 	var idleIDs []int
@@ -218,6 +221,7 @@ func (s *SocketServer) Startup(ctx context.Context, cfg SocketServerConfig) erro
 		for i := 0; i < cfg.NumNetworkThreads; i++ {
 			p := newProcessor(id, ep.ListenerName, ep.SecurityProtocol, s.RequestChannel, s.quotas,
 				cfg.SocketRequestMaxBytes, cfg.ConnectionsMaxIdle, s.log)
+			p.memory = s.memory
 			if s.metrics != nil {
 				p.requestMetrics = s.requestMetrics
 				p.idle = &idleMeter{m: metrics.NewKafkaMetricsGroup(nil, "kafka.network", "Processor").
@@ -254,6 +258,10 @@ func (s *SocketServer) Shutdown() {
 	}
 	for _, p := range s.processors {
 		p.wg.Wait()
+	}
+	if s.memory != nil {
+		s.memory.shutdown()
+		s.memory = nil
 	}
 	s.acceptors, s.processors = nil, nil
 	s.log.Info("Shutdown completed")

@@ -1,7 +1,8 @@
 // Package server is the broker: KafkaServer starts and stops the components, KafkaApis answers
 // every request, ReplicaManager owns the hosted partitions (appends, fetches, high watermarks),
 // MetadataCache serves Metadata from what the controller sent, and DelayedProduce/DelayedFetch
-// wait in the purgatories for acks and bytes.
+// wait in the purgatories for acks and bytes; AdminManager creates and deletes topics for
+// CreateTopics and DeleteTopics (DelayedCreateTopics/DelayedDeleteTopics wait for the controller).
 //
 // Kafka 0.10.2: kafka.server (core/src/main/scala/kafka/server), minus the classes moved to the
 // leaves config, brokerstate, purgatory and fetcher and to core/log and core/cluster (docs/design.md
@@ -17,14 +18,15 @@
 // connection without it, then the common paths); /cluster/id; LogManager (per-topic configs
 // from /config/topics, recovery unless .kafka_cleanshutdown); broker id (broker.id,
 // meta.properties, or /brokers/seqid); SocketServer; ReplicaManager; KafkaController (joins the
-// /controller election); GroupCoordinator (kafka_server_coordinator.go); KafkaApis and the
+// /controller election); GroupCoordinator (kafka_server_coordinator.go); AdminManager; KafkaApis and the
 // request handler pool; DynamicConfigManager; KafkaHealthcheck (/brokers/ids/<id>, v4 JSON,
 // bound port for port 0); meta.properties; RunningAsBroker.
 //
 // Shutdown: controlled shutdown (controlled.shutdown.enable: ControlledShutdown to the broker
 // /controller names, retried up to controlled.shutdown.max.retries times until it leads
 // nothing); BrokerShuttingDown; health check listener; SocketServer; handlers; scheduler;
-// ReplicaManager (last HW checkpoint); DynamicConfigManager; LogManager (.kafka_cleanshutdown);
+// ReplicaManager (last HW checkpoint); AdminManager; DynamicConfigManager; GroupCoordinator;
+// LogManager (.kafka_cleanshutdown);
 // KafkaController; ZooKeeper (the ephemeral registration goes); NotRunning.
 //
 // # Dynamic config
@@ -43,8 +45,9 @@
 // is recovered the same way, so a request never takes the broker down. Each API has its own
 // handler, named as in KafkaApis.scala, in a file named after its group: kafka_apis_produce.go,
 // kafka_apis_fetch.go, kafka_apis_offsets.go (ListOffsets), kafka_apis_metadata.go,
-// kafka_apis_controller.go (LeaderAndIsr, StopReplica, UpdateMetadata, ControlledShutdown,
-// CreateTopics, DeleteTopics), kafka_apis_offset_commit.go, kafka_apis_offset_fetch.go,
+// kafka_apis_controller.go (LeaderAndIsr, StopReplica, UpdateMetadata, ControlledShutdown),
+// kafka_apis_admin.go (CreateTopics and DeleteTopics, through the AdminManager on the active
+// controller; any other broker answers NOT_CONTROLLER), kafka_apis_offset_commit.go, kafka_apis_offset_fetch.go,
 // kafka_apis_group.go (GroupCoordinator, JoinGroup, SyncGroup, Heartbeat, LeaveGroup,
 // DescribeGroups, ListGroups) and kafka_apis_handshake.go (SaslHandshake: ILLEGAL_SASL_STATE on a
 // plaintext listener; ApiVersions). OffsetCommit/OffsetFetch v0 are served from ZooKeeper, as in

@@ -84,6 +84,7 @@ type KafkaServer struct {
 	replicaManager     *ReplicaManager
 	metadataCache      *MetadataCache
 	apis               *KafkaApis
+	adminManager       *AdminManager
 	requestHandlerPool *KafkaRequestHandlerPool
 	kafkaHealthcheck   *KafkaHealthcheck
 
@@ -207,7 +208,8 @@ func (s *KafkaServer) Startup() (err error) {
 
 	s.replicaManager, err = NewReplicaManager(ReplicaManagerConfig{Config: s.config, Time: s.time, ZkUtils: s.zkUtils,
 		LogManager: s.logManager, Scheduler: s.kafkaScheduler, DefaultLogConfig: defaultLog, BrokerTopicStats: s.topicStats,
-		Metrics: s.Metrics, Logger: s.loggers.Server, StateChange: s.loggers.StateChange, MetadataCache: s.metadataCache})
+		Metrics: s.Metrics, Logger: s.loggers.Server, StateChange: s.loggers.StateChange, MetadataCache: s.metadataCache,
+		IsShuttingDown: &s.isShuttingDown})
 	if err != nil {
 		return err
 	}
@@ -227,9 +229,14 @@ func (s *KafkaServer) Startup() (err error) {
 		return err
 	}
 
+	if s.adminManager, err = NewAdminManager(AdminManagerConfig{Config: s.config, MetadataCache: s.metadataCache,
+		ZkUtils: s.zkUtils, Time: s.time, Metrics: s.Metrics, Logger: s.loggers.Server}); err != nil {
+		return err
+	}
+
 	s.apis = NewKafkaApis(KafkaApisConfig{RequestChannel: s.socketServer.RequestChannel, ReplicaManager: s.replicaManager,
 		ZkUtils: s.zkUtils, BrokerID: s.config.BrokerID, Config: s.config, MetadataCache: s.metadataCache,
-		Controller: s.Controller, Coordinator: s.Coordinator, ClusterID: s.clusterID,
+		Controller: s.Controller, Coordinator: s.Coordinator, AdminManager: s.adminManager, ClusterID: s.clusterID,
 		Logger: s.loggers.Server, RequestLogger: s.loggers.Request})
 	s.requestHandlerPool = NewKafkaRequestHandlerPool(s.config.BrokerID, s.socketServer.RequestChannel, s.apis,
 		int(s.config.NumIoThreads), s.loggers.Server)
@@ -454,6 +461,9 @@ func (s *KafkaServer) shutdownComponents() {
 	if s.replicaManager != nil {
 		s.replicaManager.Shutdown(true)
 	}
+	if s.adminManager != nil {
+		s.adminManager.Shutdown()
+	}
 	if s.dynamicConfigManager != nil {
 		s.dynamicConfigManager.Shutdown()
 	}
@@ -474,7 +484,7 @@ func (s *KafkaServer) shutdownComponents() {
 	}
 	s.BrokerState.NewState(brokerstate.NotRunning)
 	s.kafkaHealthcheck, s.socketServer, s.requestHandlerPool, s.kafkaScheduler = nil, nil, nil, nil
-	s.replicaManager, s.logManager, s.zkUtils = nil, nil, nil
+	s.replicaManager, s.adminManager, s.logManager, s.zkUtils = nil, nil, nil, nil
 	s.kafkaController, s.dynamicConfigManager = nil, nil
 }
 

@@ -242,7 +242,7 @@ func (t *ReplicaFetcherThread) ProcessPartitionData(tp common.TopicPartition, fe
 func isStorageError(err error) bool {
 	var pe *fs.PathError
 	var errno syscall.Errno
-	return errors.As(err, &pe) || errors.As(err, &errno)
+	return errors.Is(err, log.ErrKafkaStorage) || errors.As(err, &pe) || errors.As(err, &errno)
 }
 
 // maybeWarnIfOversizedRecords: before fetch v3 (KIP-74) a message larger than
