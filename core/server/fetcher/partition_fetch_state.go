@@ -30,7 +30,9 @@ func (s PartitionFetchState) IsActive(nowMs int64) bool { return nowMs >= s.dueM
 
 // IsReadyForFetch reports whether the partition goes into the next fetch request: active and
 // not waiting for its log truncation (Kafka 0.11's isReadyForFetch).
-func (s PartitionFetchState) IsReadyForFetch(nowMs int64) bool { return s.IsActive(nowMs) && !s.TruncatingLog }
+func (s PartitionFetchState) IsReadyForFetch(nowMs int64) bool {
+	return s.IsActive(nowMs) && !s.TruncatingLog
+}
 
 // String formats like Kafka's "offset-isActive" (isActive evaluated at dueMs==0, as the state
 // has no clock of its own), with "-truncating" appended while the log awaits its truncation.
