@@ -31,7 +31,8 @@
 // directory also holds leader-epoch-checkpoint, Kafka 0.11's format: "0\n<count>\n" then one
 // "<epoch> <startOffset>\n" line per epoch (LeaderEpochFileCache, leader_epoch_*.go). Message
 // format stays v0/v1; the epochs come from the controller's LeaderAndIsr, not from the batches.
-// Segment loading ignores the file; with the mode off it is deleted when the log loads.
+// Segment loading ignores the file; with the mode off the broker deletes it at startup
+// (LogManager.RemoveLeaderEpochCheckpoints), so a history not kept up to date is never trusted.
 //
 // # Invariants
 //

@@ -222,19 +222,13 @@ func (c *LeaderEpochFileCache) epochChangeMsg(epoch int32, offset int64) string 
 // --- the Log's side ---
 
 // initializeLeaderEpochCache gives the log its epoch cache when enabled (after loading, so the
-// cache can be cut back to what recovery kept), or removes a stale leader-epoch-checkpoint when
-// disabled: a history that was not kept up to date while the mode was off must not be trusted if
-// it is switched on again.
+// cache can be cut back to what recovery kept). Disabled, it does nothing: a stale file is
+// removed by removeLeaderEpochCheckpoint once the broker knows it may run (LogManager).
 func (l *Log) initializeLeaderEpochCache(enabled bool) error {
-	path := filepath.Join(l.Dir(), LeaderEpochCheckpointFilename)
 	if !enabled {
-		if err := os.Remove(path); err == nil {
-			l.logger.Warnf("Deleted %s of log %s: zkafka.leader.epoch.truncation.enable is off, and a history not kept while it was off cannot be trusted later",
-				LeaderEpochCheckpointFilename, l.Name())
-		}
-		_ = os.Remove(path + ".tmp")
 		return nil
 	}
+	path := filepath.Join(l.Dir(), LeaderEpochCheckpointFilename)
 	cp, err := NewLeaderEpochCheckpointFile(path)
 	if err != nil {
 		return err
@@ -250,6 +244,18 @@ func (l *Log) initializeLeaderEpochCache(enabled bool) error {
 	}
 	l.leaderEpochCache.Store(cache)
 	return nil
+}
+
+// removeLeaderEpochCheckpoint deletes a leader-epoch-checkpoint left by a run with the mode on:
+// a history not kept up to date while the mode is off must not be trusted if it is switched on
+// again (an empty cache falls back to the high watermark instead).
+func (l *Log) removeLeaderEpochCheckpoint() {
+	path := filepath.Join(l.Dir(), LeaderEpochCheckpointFilename)
+	if err := os.Remove(path); err == nil {
+		l.logger.Warnf("Deleted %s of log %s: zkafka.leader.epoch.truncation.enable is off, and a history not kept while it is off cannot be trusted later",
+			LeaderEpochCheckpointFilename, l.Name())
+	}
+	_ = os.Remove(path + ".tmp")
 }
 
 // LeaderEpochCache is the log's epoch cache, or nil when zkafka.leader.epoch.truncation.enable

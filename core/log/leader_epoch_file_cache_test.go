@@ -304,8 +304,8 @@ func FuzzParseLeaderEpochCheckpoint(f *testing.F) {
 
 // The Log keeps the cache in step with its data: truncation from the end clears later epochs,
 // deleting old segments moves the first epoch up, emptying the log clears everything; the
-// checkpoint survives a crash (no Close) and what recovery cut off is forgotten; with the mode
-// off, a stale checkpoint is deleted.
+// checkpoint survives a crash (no Close) and what recovery cut off is forgotten; a stale
+// checkpoint can be deleted.
 func TestLogLeaderEpochCacheFollowsTheLog(t *testing.T) {
 	e := newLogEnv(t)
 	p := props(SegmentBytesProp, "300", RetentionMsProp, "100000", FileDeleteDelayMsProp, "0")
@@ -401,17 +401,16 @@ func TestLogLeaderEpochCacheFollowsTheLog(t *testing.T) {
 		t.Fatalf("after TruncateFullyAndStartAt: %v", got)
 	}
 
-	// Mode off: the stale file goes, and the log has no cache.
-	if err := again.initializeLeaderEpochCache(false); err != nil {
-		t.Fatal(err)
-	}
+	// Mode off: the stale file goes.
+	again.removeLeaderEpochCheckpoint()
 	if _, err := os.Stat(filepath.Join(e.dir, LeaderEpochCheckpointFilename)); !os.IsNotExist(err) {
 		t.Fatalf("stale checkpoint kept: %v", err)
 	}
 }
 
 // LogManager gives every log it creates or loads a cache when LeaderEpochCache is set, and the
-// checkpoint carries the history across a restart; a manager with the mode off deletes it.
+// checkpoint carries the history across a restart; a manager with the mode off deletes it when
+// told (RemoveLeaderEpochCheckpoints), not while loading.
 func TestLogManagerLeaderEpochCache(t *testing.T) {
 	e := newLMEnv(t)
 	dir := t.TempDir()
@@ -454,6 +453,10 @@ func TestLogManagerLeaderEpochCache(t *testing.T) {
 	if m.GetLog(tp).LeaderEpochCache() != nil || m.GetLog(tp).MaybeAssignEpochStartOffset(5, 1) != nil {
 		t.Fatal("a cache with the mode off")
 	}
+	if _, err := os.Stat(file); err != nil {
+		t.Fatalf("checkpoint deleted before RemoveLeaderEpochCheckpoints: %v", err)
+	}
+	m.RemoveLeaderEpochCheckpoints()
 	if _, err := os.Stat(file); !os.IsNotExist(err) {
 		t.Fatalf("checkpoint kept with the mode off: %v", err)
 	}

@@ -47,7 +47,7 @@ type LogManagerConfig struct {
 	// Metrics receives the per-log gauges and the flush timer (nil: none; log_metrics.go).
 	Metrics *metrics.Registry
 	// LeaderEpochCache gives every log a leader-epoch-checkpoint (zkafka.leader.epoch.truncation.enable,
-	// a zkafka extension); off, any such file left from an earlier run is deleted.
+	// a zkafka extension); off, RemoveLeaderEpochCheckpoints deletes those of an earlier run.
 	LeaderEpochCache bool
 }
 
@@ -505,6 +505,18 @@ func (m *LogManager) TruncateFullyAndStartAt(tp common.TopicPartition, newOffset
 		}
 	}
 	return m.CheckpointRecoveryPointOffsets()
+}
+
+// RemoveLeaderEpochCheckpoints deletes the leader-epoch-checkpoint of every log, when the mode
+// is off (a no-op otherwise). The broker calls it once it knows it may start, before any
+// replication.
+func (m *LogManager) RemoveLeaderEpochCheckpoints() {
+	if m.leaderEpochCache {
+		return
+	}
+	for _, l := range m.AllLogs() {
+		l.removeLeaderEpochCheckpoint()
+	}
 }
 
 // GetLog returns tp's log, or nil.

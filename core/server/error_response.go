@@ -138,6 +138,8 @@ func GetErrorResponse(body protocol.Message, err error) protocol.Message {
 			resp.TopicErrorCodes = append(resp.TopicErrorCodes, protocol.DeleteTopicsResponseTopicErrorCodes{Topic: t, ErrorCode: code})
 		}
 		return resp
+	case *protocol.OffsetsForLeaderEpochRequest:
+		return offsetsForLeaderEpochErrorResponse(r, code)
 	}
 	return nil
 }

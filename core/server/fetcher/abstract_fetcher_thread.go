@@ -16,6 +16,11 @@ import (
 	"github.com/zkafka/zkafka/core/cluster"
 )
 
+// ErrStalePartitionData is returned (wrapped) by ProcessPartitionData for data that must not be
+// appended because the partition changed hands while the fetch was in flight: the data is
+// dropped and the partition treated as failed (it is about to be removed or re-added).
+var ErrStalePartitionData = errors.New("stale partition data")
+
 // FetchRequest is a request a concrete fetcher built from the partition states.
 //
 // Kafka 0.10.2: kafka.server.AbstractFetcherThread.FetchRequest.
@@ -361,6 +366,11 @@ func (t *AbstractFetcherThread) processResponse(req FetchRequest, data []Fetched
 			}
 			t.setLag(tp, fp.Data.HighWatermark()-newOffset)
 			if err := t.hooks.ProcessPartitionData(tp, cur.Offset, fp.Data); err != nil {
+				if errors.Is(err, ErrStalePartitionData) {
+					t.logger.Debugf("Dropped data for partition [%s,%d] offset %d: %v", tp.Topic, tp.Partition, cur.Offset, err)
+					markError(tp)
+					continue
+				}
 				if errors.Is(err, record.ErrCorruptRecord) {
 					t.logger.Errorf("Found invalid messages during fetch for partition [%s,%d] offset %d error %v",
 						tp.Topic, tp.Partition, cur.Offset, err)
