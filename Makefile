@@ -4,7 +4,7 @@ PKGS      ?= ./...
 FUZZTIME  ?= 15s
 DATA      ?= $(CURDIR)/data
 
-.PHONY: systemtest bench-broker deps all build test unit fuzz lint run zk-up zk-down bench clean generate check-generate
+.PHONY: systemtest study-kip101 bench-broker deps all build test unit fuzz lint run zk-up zk-down bench clean generate check-generate
 
 all: build
 
@@ -35,7 +35,9 @@ FUZZ_TARGETS = \
 	core/log:FuzzIndexFiles:5s \
 	core/log:FuzzParseOffsetCheckpoint:5s \
 	core/coordinator:FuzzReadGroupMessageValue:5s \
-	core/server:FuzzKafkaApisHandle:10s
+	core/server:FuzzKafkaApisHandle:10s \
+	core/log:FuzzParseLeaderEpochCheckpoint:5s \
+	clients/protocol:FuzzOffsetsForLeaderEpoch:5s
 
 fuzz: ## each decoder's fuzz target for a bounded time
 	@set -e; for t in $(FUZZ_TARGETS); do \
@@ -74,6 +76,9 @@ zk-down: ## stop what zk-up started
 
 systemtest: build ## every systemtests scenario incl. the full 1,000,000-message codec x client matrix
 	ZKAFKA_LONG=1 ZKAFKA_BIN=$(CURDIR)/bin/zkafka $(GO) test -count=1 -timeout 60m -v ./systemtests/
+
+study-kip101: build ## the double failure that loses an acknowledged message with 0.10.2's HW truncation, then the same run with zkafka.leader.epoch.truncation.enable (real brokers; prints the state changes and truncations)
+	ZKAFKA_BIN=$(CURDIR)/bin/zkafka $(GO) test -count=1 -v -run 'TestKIP101DoubleFailure' ./systemtests/
 
 bench-broker: build ## zkafka vs kfake (in-memory Go Kafka), sarama + kcat clients, A/B interleaved, 5 runs each
 	$(GO) run ./systemtests/cmd/benchbroker -zkafka $(CURDIR)/bin/zkafka -runs 5

@@ -18,7 +18,9 @@ import (
 //     first consumed offset);
 //   - nothing is consumed that was never sent (Sent records every attempt, acknowledged or not);
 //   - a message consumed at more than one offset is a duplicate (a retried send): counted and
-//     reported, not a failure.
+//     reported, not a failure;
+//   - no offset is acknowledged for two different messages (the second acknowledgement reuses
+//     an offset a lost message had; the first one is kept for the comparison).
 //
 // It is safe for concurrent use (a producer's success goroutine and a consumer may feed it).
 type Checker struct {
@@ -27,6 +29,7 @@ type Checker struct {
 	acked    map[common.TopicPartition]map[int64]string
 	consumed map[common.TopicPartition]map[int64]string
 	hw       map[common.TopicPartition]int64
+	twice    []string // "tp@offset" acknowledged for a second, different message
 }
 
 // NewChecker returns an empty checker.
@@ -53,13 +56,18 @@ func (c *Checker) Sent(key, value []byte) {
 // Acked records an acknowledgement: the message was written at offset.
 func (c *Checker) Acked(tp common.TopicPartition, offset int64, key, value []byte) {
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	m := c.acked[tp]
 	if m == nil {
 		m = map[int64]string{}
 		c.acked[tp] = m
 	}
-	m[offset] = msgKey(key, value)
-	c.mu.Unlock()
+	k := msgKey(key, value)
+	if prev, ok := m[offset]; ok && prev != k {
+		c.twice = append(c.twice, fmt.Sprintf("%s@%d", tp, offset))
+		return
+	}
+	m[offset] = k
 }
 
 // Consumed records a message read at offset.
@@ -93,13 +101,19 @@ type CheckReport struct {
 	Unsent []string
 	// Duplicates counts messages consumed at more than one offset.
 	Duplicates int
+	// AckedTwice are offsets acknowledged for two different messages.
+	AckedTwice []string
 }
 
 // OK reports whether no acknowledged message was lost or changed, there is no gap, and nothing
 // unsent appeared. Duplicates do not fail the check.
 func (r CheckReport) OK() bool {
-	return len(r.Missing) == 0 && len(r.Mismatched) == 0 && len(r.Gaps) == 0 && len(r.Unsent) == 0
+	return len(r.Missing) == 0 && len(r.Mismatched) == 0 && len(r.Gaps) == 0 && len(r.Unsent) == 0 && len(r.AckedTwice) == 0
 }
+
+// Lost is the number of acknowledged messages not consumed as acknowledged (missing or
+// replaced by another message at their offset).
+func (r CheckReport) Lost() int { return len(r.Missing) + len(r.Mismatched) }
 
 func firstFew(s []string) string {
 	if len(s) > 5 {
@@ -124,6 +138,9 @@ func (r CheckReport) String() string {
 	if len(r.Unsent) > 0 {
 		fmt.Fprintf(&sb, "; UNSENT %d: %s", len(r.Unsent), firstFew(r.Unsent))
 	}
+	if len(r.AckedTwice) > 0 {
+		fmt.Fprintf(&sb, "; ACKED TWICE %d: %s", len(r.AckedTwice), firstFew(r.AckedTwice))
+	}
 	return sb.String()
 }
 
@@ -131,7 +148,7 @@ func (r CheckReport) String() string {
 func (c *Checker) Check() CheckReport {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	r := CheckReport{Sent: len(c.sent)}
+	r := CheckReport{Sent: len(c.sent), AckedTwice: append([]string(nil), c.twice...)}
 	tps := make([]common.TopicPartition, 0, len(c.acked)+len(c.consumed))
 	seen := map[common.TopicPartition]bool{}
 	for tp := range c.acked {
