@@ -2,6 +2,9 @@ package systemtests
 
 import (
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -169,6 +172,7 @@ func runKIP101(t *testing.T, epochTruncation bool) {
 		t.Log(line)
 	}
 	t.Logf("leader-epoch truncation %t: %v", epochTruncation, rep)
+	checkSurvivorFiles(t, c, F, epochTruncation)
 	if epochTruncation {
 		if !rep.OK() {
 			t.Fatalf("with leader-epoch truncation: %v", rep)
@@ -181,5 +185,31 @@ func runKIP101(t *testing.T, epochTruncation bool) {
 	}
 	if !strings.Contains(rep.String(), "kip101-0@5") {
 		t.Fatal(rep)
+	}
+}
+
+// checkSurvivorFiles: DumpLogSegments reads the survivor's segment as usual (the epoch lives in
+// leader-epoch-checkpoint, not in the messages), and the checkpoint holds Kafka 0.11's text: the
+// epoch of the first leader from offset 0, the survivor's own from offset 6.
+func checkSurvivorFiles(t *testing.T, c *Cluster, id int32, epochTruncation bool) {
+	t.Helper()
+	dir := filepath.Join(c.Broker(id).LogDirs[0], "kip101-0")
+	out, err := exec.Command(c.Bin, "dump-log-segments", "--files", filepath.Join(dir, "00000000000000000000.log")).CombinedOutput()
+	if err != nil {
+		t.Fatalf("dump-log-segments: %v\n%s", err, out)
+	}
+	last := 5
+	if epochTruncation {
+		last = 6
+	}
+	if n := len(regexp.MustCompile(`(?m)^offset: \d+ position:`).FindAll(out, -1)); n != last+1 || !strings.Contains(string(out), fmt.Sprintf("\noffset: %d position:", last)) {
+		t.Fatalf("dump-log-segments printed %d messages, want offsets 0..%d:\n%s", n, last, out)
+	}
+	cp, err := os.ReadFile(filepath.Join(dir, "leader-epoch-checkpoint"))
+	switch {
+	case epochTruncation && (err != nil || string(cp) != "0\n2\n0 0\n2 6\n"):
+		t.Fatalf("leader-epoch-checkpoint %q (%v)", cp, err)
+	case !epochTruncation && !os.IsNotExist(err):
+		t.Fatalf("leader-epoch-checkpoint with the mode off: %q (%v)", cp, err)
 	}
 }
