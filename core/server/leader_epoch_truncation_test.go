@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/zkafka/zkafka/clients/common"
 	"github.com/zkafka/zkafka/clients/protocol"
@@ -134,7 +135,7 @@ func TestHighWatermarkTruncationLosesAckedMessage(t *testing.T) {
 func TestLeaderEpochTruncationKeepsAckedMessage(t *testing.T) {
 	r := startKip101(t, true)
 	c := r.c
-	eventually(t, 10e9, "a failed epoch exchange with the dead leader", func() bool {
+	eventually(t, 30*time.Second, "a failed epoch exchange with the dead leader", func() bool {
 		return c.hooks[0].contains("Error when sending leader epoch request")
 	})
 	if leo, _ := c.replica(0, r.tp); leo != 6 {
@@ -170,7 +171,7 @@ func TestLeaderEpochTruncationKeepsAckedMessage(t *testing.T) {
 	c.updateMetadata([]partitionState{r.s})
 	c.leaderAndIsr(r.s, 0, 1, 2)
 	for _, id := range []int32{1, 2} {
-		eventually(t, 10e9, fmt.Sprintf("broker %d caught up", id), func() bool { leo, _ := c.replica(id, r.tp); return leo == 7 })
+		eventually(t, 30*time.Second, fmt.Sprintf("broker %d caught up", id), func() bool { leo, _ := c.replica(id, r.tp); return leo == 7 })
 		if got := r.values(t, id); !slices.Equal(got, want) {
 			t.Fatalf("broker %d's log %v, want %v", id, got, want)
 		}
