@@ -23,7 +23,7 @@ check-generate: ## the checked-in generated code matches the generator
 
 unit: ## every package's tests (real ZooKeeper for zk/*), plus the race detector where goroutines race by design
 	ZKAFKA_BIN=$(CURDIR)/bin/zkafka $(GO) test -count=1 -timeout 20m $(PKGS)
-	$(GO) test -count=1 -race -timeout 10m ./core/utils/timer/... ./core/server/purgatory/... ./zk/zkclient/... ./clients/record/... ./core/network/... ./core/coordinator/...
+	$(GO) test -count=1 -race -timeout 10m ./core/utils/timer/... ./core/server/purgatory/... ./zk/zkclient/... ./clients/record/... ./core/network/... ./core/coordinator/... ./core/server/fetcher/...
 
 # Decoders of untrusted bytes (requests, message sets, znode JSON, index and checkpoint files).
 FUZZ_TARGETS = \
