@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -193,8 +194,11 @@ func (r *chaosRun) fault(ctx context.Context) string {
 	}
 }
 
-// heal restarts what is down and waits until every broker is registered and every partition has
-// a leader and its full ISR.
+// serverStarted is KafkaServer's last startup line: the broker registered with its new session.
+var serverStarted = regexp.MustCompile(`\] INFO \[Kafka Server \d+\], started \(kafka\.server\.KafkaServer\)`)
+
+// heal restarts what is down and waits until every broker runs a completed startup and is
+// registered, and every partition has a leader and its full ISR.
 func (r *chaosRun) heal(ctx context.Context) error {
 	c := r.c
 	deadline := time.Now().Add(3 * time.Minute)
@@ -219,7 +223,7 @@ func (r *chaosRun) heal(ctx context.Context) error {
 		}
 		registered := 0
 		for _, b := range c.Brokers {
-			if ok, err := z.PathExists(zkutils.BrokerIdPath(b.ID)); err == nil && ok {
+			if ok, err := z.PathExists(zkutils.BrokerIdPath(b.ID)); err == nil && ok && len(b.Logs().Matches(serverStarted)) > 0 {
 				registered++
 			}
 		}
@@ -235,7 +239,7 @@ func (r *chaosRun) heal(ctx context.Context) error {
 			return nil
 		}
 		if registered < len(c.Brokers) {
-			last = fmt.Sprintf("%d of %d brokers registered", registered, len(c.Brokers))
+			last = fmt.Sprintf("%d of %d brokers started and registered", registered, len(c.Brokers))
 		}
 		time.Sleep(500 * time.Millisecond)
 	}

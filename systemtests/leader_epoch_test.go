@@ -173,6 +173,7 @@ func runKIP101(t *testing.T, epochTruncation bool) {
 	}
 	t.Logf("leader-epoch truncation %t: %v", epochTruncation, rep)
 	checkSurvivorFiles(t, c, F, epochTruncation)
+	checkClientsSee0102(t, c.Broker(F).Addr())
 	if epochTruncation {
 		if !rep.OK() {
 			t.Fatalf("with leader-epoch truncation: %v", rep)
@@ -211,5 +212,29 @@ func checkSurvivorFiles(t *testing.T, c *Cluster, id int32, epochTruncation bool
 		t.Fatalf("leader-epoch-checkpoint %q (%v)", cp, err)
 	case !epochTruncation && !os.IsNotExist(err):
 		t.Fatalf("leader-epoch-checkpoint with the mode off: %q (%v)", cp, err)
+	}
+}
+
+// checkClientsSee0102: real clients probing the broker (librdkafka through kcat, kafka-python's
+// version detection) still see a 0.10.2 broker; key 23 is not advertised to them.
+func checkClientsSee0102(t *testing.T, addr string) {
+	t.Helper()
+	if KcatAvailable() {
+		out, err := exec.Command(KcatBin, "-b", addr, "-L", "-t", "kip101").CombinedOutput()
+		if err != nil || !strings.Contains(string(out), `topic "kip101" with 1 partitions`) {
+			t.Fatalf("kcat -L: %v\n%s", err, out)
+		}
+	}
+	if _, err := os.Stat("/usr/bin/python3"); err != nil {
+		return
+	}
+	script := fmt.Sprintf("from kafka import KafkaConsumer\nc = KafkaConsumer(bootstrap_servers='%s', api_version_auto_timeout_ms=20000)\nprint(c.config['api_version'])\nc.close()\n", addr)
+	out, err := exec.Command("/usr/bin/python3", "-c", script).CombinedOutput()
+	if strings.Contains(string(out), "No module named 'kafka'") {
+		t.Log("kafka-python is not installed: its version probe is not checked")
+		return
+	}
+	if err != nil || !strings.Contains(string(out), "(0, 10, 2)") {
+		t.Fatalf("kafka-python's version probe: %v\n%s", err, out)
 	}
 }
