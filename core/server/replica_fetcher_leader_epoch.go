@@ -65,7 +65,11 @@ func (t *ReplicaFetcherThread) FetchEpochsFromLeader(ctx context.Context, epochs
 		if ctx.Err() == nil {
 			t.logger.WithError(err).Warnf("Error when sending leader epoch request for %v", epochs)
 		}
-		return fail(protocol.CodeOf(err))
+		code := protocol.CodeOf(err)
+		if code == protocol.ErrUnknown.Code { // the exchange failed, not the leader
+			code = protocol.ErrNetworkException.Code
+		}
+		return fail(code)
 	}
 	for _, rt := range resp.Topics {
 		for _, p := range rt.Partitions {
@@ -98,8 +102,10 @@ func (t *ReplicaFetcherThread) MaybeTruncate(fetched map[common.TopicPartition]p
 	replicas := map[common.TopicPartition]*cluster.Replica{}
 	for tp, eo := range fetched {
 		replica, err := t.localReplica(tp)
-		if err != nil {
-			return nil, nil, err
+		if err != nil { // the partition is going away: its fetcher entry is about to be removed
+			t.logger.WithError(err).Infof("Not truncating partition %s", tp)
+			retry = append(retry, tp)
+			continue
 		}
 		replicas[tp] = replica
 		leo := replica.LogEndOffset().MessageOffset
