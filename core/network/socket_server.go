@@ -11,6 +11,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/zkafka/zkafka/clients/protocol"
 	"github.com/zkafka/zkafka/core/metrics"
 	"github.com/zkafka/zkafka/core/server/config"
 )
@@ -172,6 +173,9 @@ type SocketServerConfig struct {
 	// Metrics is the broker's registry for RequestMetrics, the RequestChannel queue gauges and the
 	// Processors' idle gauges; nil turns them off.
 	Metrics *metrics.Registry
+	// ParseRequest decodes a request body for its header; nil is protocol.ParseRequest (0.10.2's
+	// rules). The broker replaces it to accept its broker-to-broker extension (key 23).
+	ParseRequest func(protocol.RequestHeader, []byte) (protocol.Message, error)
 }
 
 // SocketServerConfigFrom extracts the SocketServer's settings from a KafkaConfig.
@@ -222,6 +226,7 @@ func (s *SocketServer) Startup(ctx context.Context, cfg SocketServerConfig) erro
 			p := newProcessor(id, ep.ListenerName, ep.SecurityProtocol, s.RequestChannel, s.quotas,
 				cfg.SocketRequestMaxBytes, cfg.ConnectionsMaxIdle, s.log)
 			p.memory = s.memory
+			p.parse = cfg.ParseRequest
 			if s.metrics != nil {
 				p.requestMetrics = s.requestMetrics
 				p.idle = &idleMeter{m: metrics.NewKafkaMetricsGroup(nil, "kafka.network", "Processor").

@@ -17,10 +17,11 @@
 // Startup: BrokerState Starting; scheduler; ZooKeeper (chroot created first through a
 // connection without it, then the common paths); /cluster/id; LogManager (per-topic configs
 // from /config/topics, recovery unless .kafka_cleanshutdown); broker id (broker.id,
-// meta.properties, or /brokers/seqid); SocketServer; ReplicaManager; KafkaController (joins the
+// meta.properties, or /brokers/seqid); [zkafka: /zkafka/brokers/<id> marker and the check that
+// every live broker agrees on leader-epoch truncation]; SocketServer; ReplicaManager; KafkaController (joins the
 // /controller election); GroupCoordinator (kafka_server_coordinator.go); AdminManager; KafkaApis and the
 // request handler pool; DynamicConfigManager; KafkaHealthcheck (/brokers/ids/<id>, v4 JSON,
-// bound port for port 0); meta.properties; RunningAsBroker.
+// bound port for port 0); [zkafka: the agreement check again]; meta.properties; RunningAsBroker.
 //
 // Shutdown: controlled shutdown (controlled.shutdown.enable: ControlledShutdown to the broker
 // /controller names, retried up to controlled.shutdown.max.retries times until it leads
@@ -39,7 +40,7 @@
 //
 // # Requests
 //
-// KafkaApis.Handle dispatches keys 0-20. A handler returns an error instead of throwing; Handle
+// KafkaApis.Handle dispatches keys 0-20 (and 23 between brokers, with leader-epoch truncation). A handler returns an error instead of throwing; Handle
 // turns it into GetErrorResponse (the error's code on every partition, topic or group, at the
 // request's version) or, for a produce with acks=0, closes the connection. A panic in a handler
 // is recovered the same way, so a request never takes the broker down. Each API has its own
@@ -67,6 +68,19 @@
 // changes reach ZooKeeper (conditional on zkVersion) and, batched, /isr_change_notification.
 // See replica_manager_replication.go. Bookmap: 《Apache Kafka源码剖析》 §4.6.3; 《Kafka技术内幕》
 // §6.3-6.4.
+//
+// # Leader-epoch truncation (a zkafka extension, off by default)
+//
+// 0.10.2 truncates a new follower to its high watermark, which can throw away an acknowledged
+// message when two replicas fail one after the other (《深入理解Kafka》 §8.1). With
+// zkafka.leader.epoch.truncation.enable, as Kafka 0.11 (KIP-101): every log keeps a
+// leader-epoch-checkpoint (core/log); a leader records its epoch at its log end offset when it
+// becomes leader, a follower the leader's epoch before appending the first message fetched in
+// it (message formats stay v0/v1: the epoch is the controller's leader_epoch); makeFollowers
+// no longer truncates, and the replica fetcher first asks the leader with OffsetsForLeaderEpoch
+// (key 23, only between brokers: kafka_apis_leader_epoch.go) where its latest epoch ends and
+// truncates there (replica_fetcher_leader_epoch.go). Every broker must have the same setting:
+// leader_epoch_marker.go refuses to start next to a live broker that disagrees.
 //
 // # Lock order
 //

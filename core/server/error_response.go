@@ -140,6 +140,8 @@ func GetErrorResponse(body protocol.Message, err error) protocol.Message {
 			resp.TopicErrorCodes = append(resp.TopicErrorCodes, protocol.DeleteTopicsResponseTopic{Topic: t, ErrorCode: code})
 		}
 		return resp
+	case *protocol.OffsetsForLeaderEpochRequest:
+		return offsetsForLeaderEpochErrorResponse(r, code)
 	}
 	return nil
 }

@@ -136,6 +136,8 @@ func (a *KafkaApis) Handle(req *network.Request) {
 		err = a.handleCreateTopicsRequest(req)
 	case protocol.DeleteTopics:
 		err = a.handleDeleteTopicsRequest(req)
+	case protocol.OffsetForLeaderEpoch: // a zkafka broker-to-broker extension (kafka_apis_leader_epoch.go)
+		err = a.handleOffsetForLeaderEpochRequest(req)
 	default:
 		err = fmt.Errorf("%w: unknown api code %d", protocol.ErrUnknown, int16(req.Header.ApiKey))
 	}

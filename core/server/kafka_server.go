@@ -195,11 +195,22 @@ func (s *KafkaServer) Startup() (err error) {
 		return err
 	}
 	s.setIdent()
+	// zkafka extensions must agree across the cluster (leader_epoch_marker.go).
+	if err = s.registerZkafkaBrokerMarker(); err != nil {
+		return err
+	}
+	if err = s.checkLeaderEpochTruncationAgreement(); err != nil {
+		return err
+	}
+	s.logManager.RemoveLeaderEpochCheckpoints() // mode off: no stale history survives this run
 
 	s.metadataCache = NewMetadataCache(s.config.BrokerID, s.loggers.Server)
 
 	sscfg := network.SocketServerConfigFrom(s.config)
 	sscfg.Metrics = s.Metrics
+	if s.config.LeaderEpochTruncationEnable {
+		sscfg.ParseRequest = interBrokerRequestParser(s.config.BrokerID)
+	}
 	s.socketServer = network.NewSocketServer(sscfg, s.loggers.Server.WithField("logger", "kafka.network.SocketServer").
 		WithField("ident", "[Socket Server on Broker "+fmt.Sprint(s.config.BrokerID)+"], "))
 	if err = s.socketServer.Startup(context.Background(), sscfg); err != nil {
@@ -260,6 +271,11 @@ func (s *KafkaServer) Startup() (err error) {
 	s.kafkaHealthcheck = NewKafkaHealthcheck(s.config.BrokerID, listeners, s.zkUtils, s.config.Rack,
 		s.config.InterBrokerProtocolVersion, JmxPortFromEnv(s.getenv), s.time, s.loggers.Server)
 	if err = s.kafkaHealthcheck.Startup(); err != nil {
+		return err
+	}
+	// Again once registered: two brokers with different settings starting together cannot both
+	// miss each other (leader_epoch_marker.go).
+	if err = s.checkLeaderEpochTruncationAgreement(); err != nil {
 		return err
 	}
 	if err = s.checkpointBrokerID(s.config.BrokerID); err != nil {
@@ -353,6 +369,8 @@ func (s *KafkaServer) createLogManager(defaultLog *log.LogConfig) (*log.LogManag
 		FlushCheckpoint: msDuration(int64(c.LogFlushOffsetCheckpointIntervalMs)),
 		RetentionCheck:  msDuration(c.LogCleanupIntervalMs),
 		Metrics:         s.Metrics,
+
+		LeaderEpochCache: c.LeaderEpochTruncationEnable,
 	}, s.kafkaScheduler, &s.BrokerState, s.time, s.loggers.Server)
 }
 

@@ -88,6 +88,9 @@ func NewReplicaFetcherThread(name string, fetcherID int, sourceBroker cluster.Br
 	}
 	t.AbstractFetcherThread = fetcher.NewAbstractFetcherThread(name, name, sourceBroker, t.backoffMs, t, clock,
 		logger.WithField("logger", "kafka.server.ReplicaFetcherThread"))
+	if cfg.LeaderEpochTruncationEnable {
+		t.IncludeLogTruncation(t) // replica_fetcher_leader_epoch.go
+	}
 	return t
 }
 
@@ -137,7 +140,7 @@ func (t *ReplicaFetcherThread) BuildFetchRequest(states []fetcher.PartitionState
 	offsets := make(map[common.TopicPartition]int64, len(states))
 	now := t.Now()
 	for _, s := range states {
-		if !s.State.IsActive(now) {
+		if !s.State.IsReadyForFetch(now) {
 			continue
 		}
 		tp := s.TopicPartition
@@ -216,6 +219,17 @@ func (t *ReplicaFetcherThread) ProcessPartitionData(tp common.TopicPartition, fe
 	if traceOn {
 		t.logger.Tracef("Follower %d has replica log end offset %d for partition %s. Received %d messages and leader hw %d",
 			replica.BrokerID, replica.LogEndOffset().MessageOffset, tp, records.SizeInBytes(), data.HighWatermark())
+	}
+	if records.SizeInBytes() > 0 {
+		ok, err := t.labelFetchedEpoch(tp, replica, fetchOffset)
+		if err != nil {
+			t.logger.WithError(err).Errorf("Disk error while replicating data for %s", tp)
+			t.exit(1)
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("partition %s is no longer led by broker %d: %w", tp, t.sourceBroker.ID, fetcher.ErrStalePartitionData)
+		}
 	}
 	if _, err := replica.Log.Append(records, false); err != nil {
 		if isStorageError(err) {
