@@ -4,7 +4,7 @@ PKGS      ?= ./...
 FUZZTIME  ?= 15s
 DATA      ?= $(CURDIR)/data
 
-.PHONY: systemtest bench-broker bench-clients deps all build test unit fuzz lint run zk-up zk-down bench clean generate check-generate docker-images docker-test
+.PHONY: systemtest bench-broker bench-clients deps all build test unit fuzz lint run zk-up zk-down bench clean generate check-generate study-kip101 chaos-hw docker-images docker-test
 
 all: build
 
@@ -23,8 +23,11 @@ check-generate: ## the checked-in generated code matches the generator
 
 # Packages whose goroutines race by design run again under the race detector (one per line, so merges append).
 RACE_PKGS = \
-	./core/utils/timer/... \
-	./core/server/purgatory/... \
+	./core/utils/... \
+	./core/server/... \
+	./core/log/... \
+	./core/cluster/... \
+	./core/controller/... \
 	./zk/zkclient/... \
 	./clients/record/... \
 	./core/network/... \
@@ -38,12 +41,12 @@ RACE_PKGS = \
 	./clients/producer/ \
 	./tools/perf/ \
 	./tools/consoleproducer/ \
-	./tools/verifiable/ \
-	./core/utils/log4j/...
+	./tools/verifiable/
 
 unit: ## every package's tests (real ZooKeeper for zk/*), plus the race detector where goroutines race by design
 	ZKAFKA_BIN=$(CURDIR)/bin/zkafka $(GO) test -count=1 -timeout 20m $(PKGS)
-	$(GO) test -count=1 -race -timeout 10m $(RACE_PKGS)
+	$(GO) test -count=5 -run '^TestLeaderElection$$' ./zk/zkutils/
+	$(GO) test -count=1 -race -timeout 15m $(RACE_PKGS)
 
 # Decoders of untrusted bytes (requests, message sets, znode JSON, index and checkpoint files).
 FUZZ_TARGETS = \
@@ -58,7 +61,9 @@ FUZZ_TARGETS = \
 	core/server:FuzzKafkaApisHandle:10s \
 	clients/oldconsumer:FuzzConsumerIterator:5s \
 	tools/commandline:FuzzMessageFormatters:5s \
-	clients/network:FuzzReadNetworkReceive:5s
+	clients/network:FuzzReadNetworkReceive:5s \
+	core/log:FuzzParseLeaderEpochCheckpoint:5s \
+	clients/protocol:FuzzOffsetsForLeaderEpoch:5s
 
 fuzz: ## each decoder's fuzz target for a bounded time
 	@set -e; for t in $(FUZZ_TARGETS); do \
@@ -95,8 +100,14 @@ zk-up: build $(DATA)/zookeeper.properties ## ZooKeeper in the background (pid in
 zk-down: ## stop what zk-up started
 	-kill $$(cat $(DATA)/zookeeper.pid) 2>/dev/null; rm -f $(DATA)/zookeeper.pid
 
-systemtest: build ## every systemtests scenario incl. the full 1,000,000-message codec x client matrix
-	ZKAFKA_LONG=1 ZKAFKA_BIN=$(CURDIR)/bin/zkafka $(GO) test -count=1 -timeout 60m -v ./systemtests/
+systemtest: build ## every systemtests scenario incl. the full 1,000,000-message codec x client matrix and the 100-round fault run
+	ZKAFKA_LONG=1 ZKAFKA_BIN=$(CURDIR)/bin/zkafka $(GO) test -count=1 -timeout 120m -v ./systemtests/
+
+study-kip101: build ## the double failure that loses an acknowledged message with 0.10.2's HW truncation, then the same run with zkafka.leader.epoch.truncation.enable (real brokers; prints the state changes and truncations)
+	ZKAFKA_BIN=$(CURDIR)/bin/zkafka $(GO) test -count=1 -v -run 'TestKIP101DoubleFailure' ./systemtests/
+
+chaos-hw: build ## the 100-round random fault run with 0.10.2's HW truncation: reports the acknowledged messages it loses (make systemtest runs it with leader-epoch truncation)
+	ZKAFKA_LONG=1 ZKAFKA_CHAOS_HW=1 ZKAFKA_BIN=$(CURDIR)/bin/zkafka $(GO) test -count=1 -timeout 120m -v -run 'TestChaosHighWatermarkTruncation' ./systemtests/
 
 bench-broker: build ## zkafka vs kfake (in-memory Go Kafka), sarama + kcat clients, A/B interleaved, 5 runs each
 	$(GO) run ./systemtests/cmd/benchbroker -zkafka $(CURDIR)/bin/zkafka -runs 5

@@ -58,6 +58,7 @@ func (c *Checker) Sent(key, value []byte) {
 // Acked records an acknowledgement: the message was written at offset.
 func (c *Checker) Acked(tp common.TopicPartition, offset int64, key, value []byte) {
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	m := c.acked[tp]
 	if m == nil {
 		m = map[int64]string{}
@@ -68,7 +69,6 @@ func (c *Checker) Acked(tp common.TopicPartition, offset int64, key, value []byt
 		c.overwritten = append(c.overwritten, fmt.Sprintf("%s@%d", tp, offset))
 	}
 	m[offset] = k
-	c.mu.Unlock()
 }
 
 // Consumed records a message read at offset.

@@ -44,6 +44,13 @@ func TestChecker(t *testing.T) {
 			k, v := msg(4)
 			c.Consumed(tp, 2, k, v)
 		}, false, "MISMATCHED 1: t-0@2"},
+		{"offset acknowledged twice", func(c *Checker) {
+			k, v := msg(9)
+			c.Sent(k, v)
+			c.Acked(tp, 3, k, v) // a second message acknowledged where message 3 was
+			consumeAll(c, 3)
+			c.Consumed(tp, 3, k, v)
+		}, false, "ACKNOWLEDGED TWICE 1: t-0@3"},
 		{"gap below high watermark", func(c *Checker) {
 			consumeAll(c, -1)
 			c.HighWatermark(tp, 7)

@@ -14,8 +14,9 @@ import (
 var controlledShutdownOK = regexp.MustCompile(`Controlled shutdown succeeded`)
 
 // Controlled shutdown (SIGTERM) of a broker leading partitions: the controller moves its
-// leaderships before it exits, and an acks=all producer never gets an error it cannot retry
-// past.
+// leaderships before it exits, the broker leaves every ISR for good before its registration
+// disappears (checkLeftIsrForGood), the longest acks=all produce latency around the shutdown is
+// reported, and an acks=all producer never gets an error it cannot retry past.
 func TestControlledShutdown(t *testing.T) {
 	c := controllerCluster(t, nil)
 	requireReplication(t, c)
@@ -32,7 +33,7 @@ func TestControlledShutdown(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer load.Stop()
-	if err := load.WaitAcked(ctx, 500); err != nil {
+	if err := load.WaitAcked(ctx, 1000); err != nil {
 		t.Fatal(err)
 	}
 	// A broker that is not the controller (the controller's own shutdown is the failover test).
@@ -53,11 +54,15 @@ func TestControlledShutdown(t *testing.T) {
 	if led == 0 {
 		t.Fatalf("broker %d leads nothing", victim.ID)
 	}
+	watch := watchIsr(t, c, victim.ID, topic, parts)
 	t0 := time.Now()
 	if err := victim.Stop(60 * time.Second); err != nil {
+		close(watch.stop)
+		watch.wait()
 		t.Fatal(err)
 	}
 	t.Logf("broker %d (leader of %d partitions) shut down in %v", victim.ID, led, time.Since(t0).Round(time.Millisecond))
+	checkLeftIsrForGood(t, victim.ID, t0, watch.wait())
 	if victim.Logs().Matches(controlledShutdownOK) == nil {
 		t.Errorf("broker %d log has no %q", victim.ID, controlledShutdownOK)
 	}
@@ -72,8 +77,16 @@ func TestControlledShutdown(t *testing.T) {
 			t.Errorf("[%s,%d] leader %d after controlled shutdown of %d", topic, p, s.LeaderAndIsr.Leader, victim.ID)
 		}
 	}
-	if err := load.WaitAcked(within(t, 30*time.Second), 500); err != nil {
+	if err := load.WaitAcked(within(t, 30*time.Second), 2000); err != nil {
 		t.Fatal(err)
+	}
+	// The failure checkLeftIsrForGood guards against makes acks=all produces wait until the
+	// controller handles the broker's disappearance, or ISR expiry (replica.lag.time.max.ms, 10 s
+	// here); a leader move costs a retry (250 ms backoff) and a metadata refresh.
+	stall := load.MaxLatency(t0, time.Now())
+	t.Logf("longest acks=all produce latency from the SIGTERM until 2,000 acks later: %v", stall.Round(time.Millisecond))
+	if stall > 5*time.Second {
+		t.Errorf("an acks=all produce waited %v around the controlled shutdown", stall)
 	}
 	if err := victim.Start(); err != nil {
 		t.Fatal(err)

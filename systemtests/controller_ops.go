@@ -207,9 +207,15 @@ type LoadProducer struct {
 	done    chan struct{}
 
 	sent, acked atomic.Int64
+	sentAt      sync.Map // message index -> time.Time it was handed to the producer
 	mu          sync.Mutex
 	errs        []error
+	latencies   []ackLatency
 }
+
+// ackLatency is one acknowledged message: when it was handed to the producer and when its
+// acknowledgement came back.
+type ackLatency struct{ sent, acked time.Time }
 
 // LoadSpec configures StartLoad.
 type LoadSpec struct {
@@ -266,6 +272,11 @@ func StartLoad(addrs []string, spec LoadSpec, checker *Checker) (*LoadProducer, 
 					continue
 				}
 				l.acked.Add(1)
+				if at, ok := l.sentAt.LoadAndDelete(m.Metadata.(int)); ok {
+					l.mu.Lock()
+					l.latencies = append(l.latencies, ackLatency{sent: at.(time.Time), acked: time.Now()})
+					l.mu.Unlock()
+				}
 				k, v := MessageFor(m.Metadata.(int), spec.Size)
 				checker.Acked(common.TopicPartition{Topic: spec.Topic, Partition: m.Partition}, m.Offset, k, v)
 			case e, ok := <-errs:
@@ -296,6 +307,7 @@ func StartLoad(addrs []string, spec LoadSpec, checker *Checker) (*LoadProducer, 
 				k, v := MessageFor(i, spec.Size)
 				checker.Sent(k, v)
 				m := &sarama.ProducerMessage{Topic: spec.Topic, Partition: int32(i % parts), Key: sarama.ByteEncoder(k), Value: sarama.ByteEncoder(v), Metadata: i}
+				l.sentAt.Store(i, time.Now())
 				select {
 				case p.Input() <- m:
 				case <-l.stop:
@@ -309,6 +321,21 @@ func StartLoad(addrs []string, spec LoadSpec, checker *Checker) (*LoadProducer, 
 		<-results
 	}()
 	return l, nil
+}
+
+// MaxLatency is the longest time from send to acknowledgement among the messages in flight at
+// some moment of [from, to] (acknowledged at or after from, sent at or before to): the longest
+// produce stall a client saw in that window. Messages never acknowledged are not counted.
+func (l *LoadProducer) MaxLatency(from, to time.Time) time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var longest time.Duration
+	for _, s := range l.latencies {
+		if !s.acked.Before(from) && !s.sent.After(to) {
+			longest = max(longest, s.acked.Sub(s.sent))
+		}
+	}
+	return longest
 }
 
 // Acked is the number of acknowledgements so far.

@@ -111,6 +111,18 @@ func sharedZK(t *testing.T) *ensemble.Ensemble {
 // process is killed in t.Cleanup, also when the test fails.
 func newCluster(t *testing.T, cfg ClusterConfig) *Cluster {
 	t.Helper()
+	c := newStoppedCluster(t, cfg)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	if err := c.StartAll(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// newStoppedCluster is newCluster without starting the brokers.
+func newStoppedCluster(t *testing.T, cfg ClusterConfig) *Cluster {
+	t.Helper()
 	if suite.skip != "" {
 		t.Skip(suite.skip)
 	}
@@ -141,9 +153,6 @@ func newCluster(t *testing.T, cfg ClusterConfig) *Cluster {
 		}
 		c.Close()
 	})
-	if err := c.StartAll(ctx); err != nil {
-		t.Fatal(err)
-	}
 	return c
 }
 

@@ -50,7 +50,10 @@ func (k ApiKeys) IsValid() bool { return k >= 0 && k <= MaxApiKey }
 
 // String returns Kafka's name for k ("Produce", "Offsets", ...), or "ApiKeys(n)" for an unknown key.
 func (k ApiKeys) String() string {
-	if !k.IsValid() {
+	switch {
+	case k == OffsetForLeaderEpoch:
+		return "OffsetForLeaderEpoch" // a zkafka broker-to-broker extension (inter_broker.go)
+	case !k.IsValid():
 		return "ApiKeys(" + strconv.Itoa(int(k)) + ")"
 	}
 	return apiKeyNames[k]

@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 
@@ -24,14 +25,44 @@ func appendInt16(dst []byte, v int16) []byte { return binary.BigEndian.AppendUin
 func appendInt32(dst []byte, v int32) []byte { return binary.BigEndian.AppendUint32(dst, uint32(v)) }
 func appendInt64(dst []byte, v int64) []byte { return binary.BigEndian.AppendUint64(dst, uint64(v)) }
 
-// appendString writes a STRING. Kafka refuses to write one longer than 32767 bytes; AppendTo has
-// no error return, so an over-long string is cut at that length (callers validate names first).
+// ErrStringTooLong is what encoding a STRING over 32767 bytes fails with: the wire format's
+// INT16 length cannot carry it.
+//
+// Kafka 0.10.2: the SchemaException of Type.STRING.write ("String is longer than the maximum
+// string length."), which is no ApiException, so a broker answers UNKNOWN.
+var ErrStringTooLong = errors.New("String is longer than the maximum string length.")
+
+// encodeAbort carries an encoding failure out of the generated append functions (which have no
+// error return) to the entry point that recovers it: Marshal, EncodeChecked, WriteRequest,
+// WriteResponse.
+type encodeAbort struct{ err error }
+
+// recoverEncode turns an encodeAbort panic into *err; other panics go on.
+func recoverEncode(err *error) {
+	if r := recover(); r != nil {
+		a, ok := r.(encodeAbort)
+		if !ok {
+			panic(r)
+		}
+		*err = a.err
+	}
+}
+
+// appendString writes a STRING. One longer than 32767 bytes cannot be written: the encoding is
+// aborted (an error from Marshal and the Write functions; a panic from a bare AppendTo).
 func appendString(dst []byte, v string) []byte {
 	if len(v) > math.MaxInt16 {
-		v = v[:math.MaxInt16]
+		panic(encodeAbort{fmt.Errorf("%w (%d bytes)", ErrStringTooLong, len(v))})
 	}
 	dst = appendInt16(dst, int16(len(v)))
 	return append(dst, v...)
+}
+
+// Marshal is m.AppendTo(dst), with a value the wire format cannot carry (a STRING over 32767
+// bytes) reported as an error.
+func Marshal(dst []byte, m Message) (out []byte, err error) {
+	defer recoverEncode(&err)
+	return m.AppendTo(dst), nil
 }
 
 func appendNullableString(dst []byte, v *string) []byte {

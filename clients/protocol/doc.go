@@ -21,6 +21,11 @@
 //   - request.go (Message, NewRequest, ParseRequest), api_versions.go (SupportedVersions and
 //     the ApiVersions answers), send.go (writing frames with zero-copy record sets),
 //     consumer_protocol.go (the embedded consumer protocol), codec.go (primitive codecs).
+//   - inter_broker.go: the one zkafka broker-to-broker extension, Kafka 0.11's
+//     OffsetsForLeaderEpoch (key 23, v0), generated from schema.InterBrokerRequests into
+//     zz_generated_23_offset_for_leader_epoch.go. It is outside the 0.10.2 tables: ApiVersions
+//     does not advertise it and ParseRequest rejects it like any unknown key; the broker decodes
+//     it with ParseInterBrokerRequest, only for its replica fetchers (docs/deviations.md).
 //
 // # Wire model
 //

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/zkafka/zkafka/clients/protocol/types"
@@ -93,5 +94,36 @@ func TestDecodeErrorsWrapSchemaException(t *testing.T) {
 	err := (&JoinGroupRequest{Version: 1}).ReadFrom([]byte{0, 5, 'a'})
 	if !errors.Is(err, types.ErrSchema) {
 		t.Fatalf("%v", err)
+	}
+}
+
+// TestStringOver32767BytesIsAnEncodeError: a STRING longer than its INT16 length can say fails
+// the encoding (0.10.2's Type.STRING.write throws SchemaException) instead of being cut, in a
+// body and in a request header's client id; 32767 bytes still encode.
+func TestStringOver32767BytesIsAnEncodeError(t *testing.T) {
+	long := strings.Repeat("x", 32768)
+	if _, err := Marshal(nil, &MetadataRequest{Version: 1, Topics: []string{long}}); !errors.Is(err, ErrStringTooLong) {
+		t.Errorf("Marshal: %v", err)
+	}
+	var buf bytes.Buffer
+	if _, err := WriteRequest(&buf, RequestHeader{ApiKey: Metadata, ApiVersion: 1}, &MetadataRequest{Version: 1, Topics: []string{long}}); !errors.Is(err, ErrStringTooLong) || buf.Len() != 0 {
+		t.Errorf("WriteRequest body: %v, %d bytes written", err, buf.Len())
+	}
+	if _, err := WriteRequest(&buf, RequestHeader{ApiKey: Metadata, ApiVersion: 1, ClientID: &long}, &MetadataRequest{Version: 1}); !errors.Is(err, ErrStringTooLong) || buf.Len() != 0 {
+		t.Errorf("WriteRequest client id: %v, %d bytes written", err, buf.Len())
+	}
+	member := long
+	if _, err := WriteResponse(&buf, ResponseHeader{CorrelationID: 1}, &JoinGroupResponse{Version: 1, MemberID: member}); !errors.Is(err, ErrStringTooLong) || buf.Len() != 0 {
+		t.Errorf("WriteResponse: %v, %d bytes written", err, buf.Len())
+	}
+	max := long[:32767]
+	b, err := Marshal(nil, &MetadataRequest{Version: 1, Topics: []string{max}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back MetadataRequest
+	back.Version = 1
+	if err := back.ReadFrom(b); err != nil || len(back.Topics) != 1 || back.Topics[0] != max {
+		t.Errorf("32767 bytes did not round-trip: %v", err)
 	}
 }

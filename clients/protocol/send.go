@@ -46,6 +46,13 @@ func Encode(prefix []byte, m Message) *Encoded {
 	return &Encoded{buf: buf, cuts: s.cuts}
 }
 
+// EncodeChecked is Encode with a value the wire format cannot carry (a STRING over 32767 bytes)
+// reported as an error.
+func EncodeChecked(prefix []byte, m Message) (e *Encoded, err error) {
+	defer recoverEncode(&err)
+	return Encode(prefix, m), nil
+}
+
 // Size is the number of bytes WriteTo writes.
 func (e *Encoded) Size() int {
 	n := len(e.buf)
@@ -86,16 +93,23 @@ func SizeOf(m Message) int { return Encode(nil, m).Size() }
 func WriteResponse(w io.Writer, h ResponseHeader, m Message) (int64, error) {
 	prefix := make([]byte, 4, 64)
 	prefix = h.AppendTo(prefix)
-	e := Encode(prefix, m)
+	e, err := EncodeChecked(prefix, m)
+	if err != nil {
+		return 0, err
+	}
 	binary.BigEndian.PutUint32(e.buf[:4], uint32(e.Size()-4))
 	return e.WriteTo(w)
 }
 
 // WriteRequest writes a complete request frame to w: the INT32 size, the header, then the body.
-func WriteRequest(w io.Writer, h RequestHeader, m Message) (int64, error) {
+func WriteRequest(w io.Writer, h RequestHeader, m Message) (n int64, err error) {
+	defer recoverEncode(&err) // the header's client id
 	prefix := make([]byte, 4, 64)
 	prefix = h.AppendTo(prefix)
-	e := Encode(prefix, m)
+	e, err := EncodeChecked(prefix, m)
+	if err != nil {
+		return 0, err
+	}
 	binary.BigEndian.PutUint32(e.buf[:4], uint32(e.Size()-4))
 	return e.WriteTo(w)
 }

@@ -253,12 +253,16 @@ func (p *Partition) MakeLeader(controllerID int32, state protocol.LeaderAndIsrRe
 		}
 		p.removeReplicasNotIn(state.Replicas)
 		p.inSyncReplicas = newISR
+		previousEpoch := p.leaderEpoch
 		p.leaderEpoch = state.LeaderEpoch
 		p.zkVersion = state.ZkVersion
 		isNew := p.leaderReplicaID.Load() != p.localBrokerID
 		leader := p.LocalReplica()
 		if leader == nil {
 			return false, false, fmt.Errorf("partition %s: the local replica %d is not assigned", p.topicPartition, p.localBrokerID)
+		}
+		if err := p.startLeaderEpoch(leader, previousEpoch); err != nil {
+			return false, false, err
 		}
 		if err := leader.ConvertHWToLocalOffsetMetadata(); err != nil {
 			return false, false, err

@@ -23,7 +23,7 @@ type ControllerChannelManager struct {
 	socketTimeout  time.Duration
 	requestTimeout time.Duration
 	log            *logrus.Entry
-	stateChangeLog *logrus.Logger
+	stateChangeLog *logrus.Entry
 
 	mu              sync.Mutex
 	brokerStateInfo map[int32]*RequestSendThread
@@ -31,7 +31,7 @@ type ControllerChannelManager struct {
 }
 
 func newControllerChannelManager(controllerID int32, epoch func() int32, listenerName string, socketTimeout, requestTimeout time.Duration,
-	brokers []zkutils.BrokerInfo, log *logrus.Entry, stateChangeLog *logrus.Logger) *ControllerChannelManager {
+	brokers []zkutils.BrokerInfo, log *logrus.Entry, stateChangeLog *logrus.Entry) *ControllerChannelManager {
 	m := &ControllerChannelManager{
 		controllerID: controllerID, epoch: epoch, listenerName: listenerName, socketTimeout: socketTimeout, requestTimeout: requestTimeout,
 		log: log.WithField("logger", "kafka.controller.ControllerChannelManager"), stateChangeLog: stateChangeLog,

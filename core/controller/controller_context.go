@@ -56,6 +56,9 @@ type ControllerContext struct {
 	ShuttingDownBrokerIds map[int32]struct{}
 	// liveBrokers are the registered brokers (live or shutting down).
 	liveBrokers map[int32]zkutils.BrokerInfo
+	// LiveBrokerEpochs is the czxid of each live broker's registration as last seen (0: not
+	// known); a larger one under the same id is a broker that restarted unseen.
+	LiveBrokerEpochs map[int32]int64
 
 	AllTopics                                    map[string]struct{}
 	PartitionReplicaAssignment                   map[common.TopicPartition][]int32
@@ -67,12 +70,13 @@ type ControllerContext struct {
 // NewControllerContext is an empty context.
 func NewControllerContext() *ControllerContext {
 	return &ControllerContext{
-		ShuttingDownBrokerIds:                        map[int32]struct{}{},
-		liveBrokers:                                  map[int32]zkutils.BrokerInfo{},
-		AllTopics:                                    map[string]struct{}{},
-		PartitionReplicaAssignment:                   map[common.TopicPartition][]int32{},
-		PartitionLeadershipInfo:                      map[common.TopicPartition]zkutils.LeaderIsrAndControllerEpoch{},
-		PartitionsBeingReassigned:                    map[common.TopicPartition]*ReassignedPartitionsContext{},
+		ShuttingDownBrokerIds:      map[int32]struct{}{},
+		liveBrokers:                map[int32]zkutils.BrokerInfo{},
+		LiveBrokerEpochs:           map[int32]int64{},
+		AllTopics:                  map[string]struct{}{},
+		PartitionReplicaAssignment: map[common.TopicPartition][]int32{},
+		PartitionLeadershipInfo:    map[common.TopicPartition]zkutils.LeaderIsrAndControllerEpoch{},
+		PartitionsBeingReassigned:  map[common.TopicPartition]*ReassignedPartitionsContext{},
 		PartitionsUndergoingPreferredReplicaElection: map[common.TopicPartition]struct{}{},
 	}
 }

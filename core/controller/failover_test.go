@@ -43,7 +43,7 @@ func TestControllerFailoverKeepsLeaders(t *testing.T) {
 	z1 := newZk(t, cl.connect)
 	scl, _ := stateChangeLogger(t)
 	c1 := NewKafkaController(testConfig(t, 1, nil), z1, nil, common.SystemTime{}, nil,
-		logrus.NewEntry(newLogger(t, logrus.WarnLevel)), scl)
+		logrus.NewEntry(newLogger(t, logrus.WarnLevel)), logrus.NewEntry(scl))
 	if err := c1.Startup(); err != nil {
 		t.Fatal(err)
 	}

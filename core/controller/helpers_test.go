@@ -151,7 +151,7 @@ func startController(t testing.TB, connect string, id int32, overrides map[strin
 	scl, capture := stateChangeLogger(t)
 	log := logrus.NewEntry(newLogger(t, logrus.WarnLevel)).WithField("controller", id)
 	c := NewKafkaController(testConfig(t, id, overrides), zk, nil, common.SystemTime{},
-		utils.NewKafkaScheduler(1, log), log, scl)
+		utils.NewKafkaScheduler(1, log), log, logrus.NewEntry(scl))
 	if err := c.Startup(); err != nil {
 		t.Fatal(err)
 	}

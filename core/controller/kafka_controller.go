@@ -43,7 +43,7 @@ type KafkaController struct {
 	brokerState    *brokerstate.BrokerState
 	time           common.Time
 	log            *logrus.Entry
-	stateChangeLog *logrus.Logger
+	stateChangeLog *logrus.Entry
 
 	autoRebalanceScheduler utils.Scheduler
 
@@ -87,15 +87,16 @@ type KafkaController struct {
 //   - log is for kafka.controller (controller.log), stateChangeLog is the
 //     state.change.logger (state-change.log); nil discards.
 func NewKafkaController(cfg *config.KafkaConfig, zkUtils *zkutils.ZkUtils, brokerState *brokerstate.BrokerState, clock common.Time,
-	autoRebalanceScheduler utils.Scheduler, log *logrus.Entry, stateChangeLog *logrus.Logger) *KafkaController {
+	autoRebalanceScheduler utils.Scheduler, log *logrus.Entry, stateChangeLog *logrus.Entry) *KafkaController {
 	if log == nil {
 		l := logrus.New()
 		l.SetOutput(io.Discard)
 		log = logrus.NewEntry(l)
 	}
 	if stateChangeLog == nil {
-		stateChangeLog = logrus.New()
-		stateChangeLog.SetOutput(io.Discard)
+		l := logrus.New()
+		l.SetOutput(io.Discard)
+		stateChangeLog = logrus.NewEntry(l)
 	}
 	c := &KafkaController{
 		config: cfg, zkUtils: zkUtils, brokerState: brokerState, time: clock,
@@ -375,6 +376,12 @@ func (c *KafkaController) initializeControllerContext() error {
 		return err
 	}
 	c.ctx.SetLiveBrokers(brokers)
+	c.ctx.LiveBrokerEpochs = map[int32]int64{}
+	for _, b := range brokers {
+		if _, epoch, ok, err := c.zkUtils.GetBrokerInfoAndEpoch(b.ID); err == nil && ok {
+			c.ctx.LiveBrokerEpochs[b.ID] = epoch
+		}
+	}
 	topics, err := c.zkUtils.GetAllTopics()
 	if err != nil {
 		return err

@@ -2,8 +2,10 @@ package controller
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/zkafka/zkafka/clients/common"
+	"github.com/zkafka/zkafka/clients/protocol"
 )
 
 // ShutdownBroker handles a ControlledShutdown request from broker id: it marks
@@ -15,7 +17,8 @@ import (
 //
 // Kafka 0.10.2: kafka.controller.KafkaController.shutdownBroker. Leadership moves one partition
 // at a time, releasing controllerLock in between, so that other controller
-// work is not starved.
+// work is not starved. A follower replica leaves the ISR only once the broker answered its
+// StopReplica (0.10.2 sends it and goes on at once).
 func (c *KafkaController) ShutdownBroker(id int32) ([]common.TopicPartition, error) {
 	if !c.IsActive() {
 		return nil, fmt.Errorf("%w: Controller moved to another broker. Aborting controlled shutdown", ErrControllerMoved)
@@ -50,10 +53,36 @@ func (c *KafkaController) ShutdownBroker(id int32) ([]common.TopicPartition, err
 		return nil, err
 	}
 
+	stopTimeout := time.Duration(c.config.Props.ControllerSocketTimeoutMs) * time.Millisecond
+	unresponsive := false
 	for _, p := range partitions {
 		c.controllerLock.Lock()
+		var stopped <-chan struct{}
 		if c.isActive() {
-			c.moveOffBroker(id, p.tp, p.rf)
+			stopped = c.moveOffBroker(id, p.tp, p.rf)
+		}
+		c.controllerLock.Unlock()
+		if stopped == nil {
+			continue
+		}
+		// The follower replica must have stopped fetching before it leaves the ISR, or the leader
+		// puts it straight back (0.10.2 counts on the ZooKeeper round trip below being slower
+		// than the StopReplica, "in most cases"; here the answer is awaited, without holding
+		// controllerLock).
+		if !unresponsive {
+			wait := time.NewTimer(stopTimeout)
+			select {
+			case <-stopped:
+			case <-wait.C:
+				// the remaining partitions do not wait for a broker that stopped answering
+				unresponsive = true
+				c.log.Warnf("Broker %d did not answer the StopReplica of %s within %v", id, p.tp, stopTimeout)
+			}
+			wait.Stop()
+		}
+		c.controllerLock.Lock()
+		if c.isActive() {
+			_ = c.replicaStateMachine.HandleStateChanges([]PartitionAndReplica{{p.tp.Topic, p.tp.Partition, id}}, OfflineReplica, nil)
 		}
 		c.controllerLock.Unlock()
 	}
@@ -70,24 +99,26 @@ func (c *KafkaController) ShutdownBroker(id int32) ([]common.TopicPartition, err
 	return remaining, nil
 }
 
-// moveOffBroker: caller holds controllerLock.
-func (c *KafkaController) moveOffBroker(id int32, tp common.TopicPartition, rf int) {
+// moveOffBroker moves the leadership of tp off broker id, or, where id follows, sends it a
+// StopReplica (deletePartition=false) and returns a channel closed once the broker answered it;
+// the caller then takes the replica out of the ISR (OfflineReplica). Caller holds controllerLock.
+func (c *KafkaController) moveOffBroker(id int32, tp common.TopicPartition, rf int) <-chan struct{} {
 	l, ok := c.ctx.PartitionLeadershipInfo[tp]
 	if !ok || rf <= 1 {
-		return
+		return nil
 	}
 	if l.LeaderAndIsr.Leader == id {
 		_ = c.partitionStateMachine.HandleStateChanges([]common.TopicPartition{tp}, OnlinePartition, c.controlledShutdownPartitionLeaderSelector)
-		return
+		return nil
 	}
-	// Stop the follower first: the ISR change below takes a ZooKeeper round
-	// trip, by which time the replica has usually stopped fetching.
-	if err := c.brokerRequestBatch.NewBatch(); err != nil {
-		c.log.WithError(err).Error("Forcing the controller to resign")
-		c.controllerElector.Resign()
-		return
+	stopped := make(chan struct{})
+	if !c.ctx.isLiveOrShuttingDown(id) {
+		close(stopped)
+		return stopped
 	}
-	c.brokerRequestBatch.AddStopReplicaRequestForBrokers([]int32{id}, tp, false, nil)
-	c.brokerRequestBatch.SendRequestsToBrokers(c.ctx.Epoch)
-	_ = c.replicaStateMachine.HandleStateChanges([]PartitionAndReplica{{tp.Topic, tp.Partition, id}}, OfflineReplica, nil)
+	req := &protocol.StopReplicaRequest{Version: 0, ControllerID: c.config.BrokerID, ControllerEpoch: c.ctx.Epoch,
+		Partitions: []protocol.StopReplicaRequestPartition{{Topic: tp.Topic, Partition: tp.Partition}}}
+	c.log.Debugf("The stop replica request (delete = false) sent to broker %d is %v", id, req.Partitions)
+	c.channelManager.SendRequest(id, req, func(protocol.Message) { close(stopped) })
+	return stopped
 }

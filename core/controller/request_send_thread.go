@@ -48,7 +48,7 @@ type RequestSendThread struct {
 	socketTimeout  time.Duration // connect (controller.socket.timeout.ms)
 	requestTimeout time.Duration // round trip (request.timeout.ms)
 	log            *logrus.Entry
-	stateChangeLog *logrus.Logger
+	stateChangeLog *logrus.Entry
 
 	mu     sync.Mutex
 	queue  []QueueItem
@@ -63,7 +63,7 @@ type RequestSendThread struct {
 }
 
 func newRequestSendThread(controllerID int32, epoch func() int32, broker zkutils.BrokerInfo, listenerName string,
-	socketTimeout, requestTimeout time.Duration, log *logrus.Entry, stateChangeLog *logrus.Logger) *RequestSendThread {
+	socketTimeout, requestTimeout time.Duration, log *logrus.Entry, stateChangeLog *logrus.Entry) *RequestSendThread {
 	name := fmt.Sprintf("Controller-%d-to-broker-%d-send-thread", controllerID, broker.ID)
 	return &RequestSendThread{
 		controllerID: controllerID, epoch: epoch, broker: broker, listenerName: listenerName,

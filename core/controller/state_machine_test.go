@@ -20,14 +20,14 @@ func newOfflineController(t *testing.T) (*KafkaController, *logCapture, *zkutils
 	cl := newCluster(t)
 	scl, capture := stateChangeLogger(t)
 	c := NewKafkaController(testConfig(t, 1, nil), cl.admin, nil, common.SystemTime{}, nil,
-		logrus.NewEntry(newLogger(t, logrus.ErrorLevel)), scl)
+		logrus.NewEntry(newLogger(t, logrus.ErrorLevel)), logrus.NewEntry(scl))
 	var brokers []zkutils.BrokerInfo
 	for id := int32(1); id <= 3; id++ {
 		brokers = append(brokers, zkutils.NewBrokerInfo(id, 4, nil, -1, "", 0))
 	}
 	c.ctx.SetLiveBrokers(brokers)
 	c.setEpoch(1, 0)
-	c.channelManager = newControllerChannelManager(1, c.epoch.Load, "PLAINTEXT", time.Second, time.Second, nil, c.log, scl)
+	c.channelManager = newControllerChannelManager(1, c.epoch.Load, "PLAINTEXT", time.Second, time.Second, nil, c.log, logrus.NewEntry(scl))
 	t.Cleanup(c.channelManager.Shutdown)
 	c.partitionStateMachine.hasStarted = true
 	c.replicaStateMachine.hasStarted = true

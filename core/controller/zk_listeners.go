@@ -14,9 +14,15 @@ import (
 // broker is the active controller.
 
 // BrokerChangeListener follows /brokers/ids: new registrations start brokers,
-// vanished ones fail them.
+// vanished ones fail them, and a registration created anew under a known id (a
+// broker restarted before the controller saw its old registration go) is a
+// failure followed by a startup.
 //
-// Kafka 0.10.2: kafka.controller.ReplicaStateMachine.BrokerChangeListener.
+// Kafka 0.10.2: kafka.controller.ReplicaStateMachine.BrokerChangeListener. 0.10.2
+// compares ids only, so a broker that re-registers between two reads of the
+// children is never seen to restart: its partitions keep a leader that has lost
+// its state and the new process never gets a LeaderAndIsr. zkafka compares the
+// registration's czxid too (later Kafka's "bounced brokers", KIP-380).
 type BrokerChangeListener struct{ c *KafkaController }
 
 // HandleChildChange implements zkclient.ChildListener.
@@ -31,12 +37,13 @@ func (l *BrokerChangeListener) HandleChildChange(parentPath string, children []s
 	defer c.timeLeaderElection()()
 	var cur []zkutils.BrokerInfo
 	var curIDs []int32
+	epochs := map[int32]int64{}
 	for _, child := range children {
 		id, err := strconv.ParseInt(child, 10, 32)
 		if err != nil {
 			continue
 		}
-		b, ok, err := c.zkUtils.GetBrokerInfo(int32(id))
+		b, epoch, ok, err := c.zkUtils.GetBrokerInfoAndEpoch(int32(id))
 		if err != nil {
 			c.log.WithError(err).Error("Error while handling broker changes")
 			return err
@@ -44,16 +51,21 @@ func (l *BrokerChangeListener) HandleChildChange(parentPath string, children []s
 		if ok {
 			cur = append(cur, b)
 			curIDs = append(curIDs, b.ID)
+			epochs[b.ID] = epoch
 		}
 	}
 	slices.Sort(curIDs)
 	known := c.ctx.LiveOrShuttingDownBrokerIds()
-	var newIDs, deadIDs []int32
-	var newBrokers []zkutils.BrokerInfo
+	var newIDs, deadIDs, bouncedIDs []int32
+	var newBrokers, bouncedBrokers []zkutils.BrokerInfo
 	for _, b := range cur {
-		if !containsID(known, b.ID) {
+		switch {
+		case !containsID(known, b.ID):
 			newIDs = append(newIDs, b.ID)
 			newBrokers = append(newBrokers, b)
+		case c.ctx.LiveBrokerEpochs[b.ID] != 0 && epochs[b.ID] != c.ctx.LiveBrokerEpochs[b.ID]:
+			bouncedIDs = append(bouncedIDs, b.ID)
+			bouncedBrokers = append(bouncedBrokers, b)
 		}
 	}
 	for _, id := range known {
@@ -62,17 +74,37 @@ func (l *BrokerChangeListener) HandleChildChange(parentPath string, children []s
 		}
 	}
 	slices.Sort(newIDs)
-	c.ctx.SetLiveBrokers(cur)
-	c.log.Infof("Newly added brokers: %s, deleted brokers: %s, all live brokers: %s", joinIDs(newIDs), joinIDs(deadIDs), joinIDs(curIDs))
+	slices.Sort(bouncedIDs)
+	c.log.Infof("Newly added brokers: %s, deleted brokers: %s, bounced brokers: %s, all live brokers: %s",
+		joinIDs(newIDs), joinIDs(deadIDs), joinIDs(bouncedIDs), joinIDs(curIDs))
+	// A bounced broker fails first, while it is not live (no leader is elected on it), with the
+	// channel to its old process gone; then it starts like a new one.
+	var withoutBounced []zkutils.BrokerInfo
+	for _, b := range cur {
+		if !containsID(bouncedIDs, b.ID) {
+			withoutBounced = append(withoutBounced, b)
+		}
+	}
+	c.ctx.SetLiveBrokers(withoutBounced)
+	c.ctx.LiveBrokerEpochs = epochs
 	for _, b := range newBrokers {
 		c.channelManager.AddBroker(b)
 	}
-	for _, id := range deadIDs {
+	for _, id := range append(append([]int32{}, deadIDs...), bouncedIDs...) {
 		c.channelManager.RemoveBroker(id)
 	}
 	if len(newIDs) > 0 {
 		c.onBrokerStartup(newIDs)
 	}
+	if len(bouncedIDs) > 0 {
+		c.onBrokerFailure(bouncedIDs)
+		c.ctx.SetLiveBrokers(cur)
+		for _, b := range bouncedBrokers {
+			c.channelManager.AddBroker(b)
+		}
+		c.onBrokerStartup(bouncedIDs)
+	}
+	c.ctx.SetLiveBrokers(cur)
 	if len(deadIDs) > 0 {
 		c.onBrokerFailure(deadIDs)
 	}

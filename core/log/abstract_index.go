@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"sync"
 
 	"github.com/sirupsen/logrus"
@@ -42,6 +43,25 @@ type AbstractIndex struct {
 }
 
 func roundDownToExactMultiple(n, factor int) int { return factor * (n / factor) }
+
+// writeMapped runs put, which stores into the mapping. A store to a page the file system cannot
+// back (a sparse index file on a full disk) raises SIGBUS; here it becomes an ErrKafkaStorage
+// error, so the broker halts as after any storage error instead of crashing in the middle of a
+// request (the JVM throws an InternalError at the same place).
+func (idx *AbstractIndex) writeMapped(put func()) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			f, ok := r.(interface{ Addr() uintptr })
+			if !ok {
+				panic(r)
+			}
+			err = fmt.Errorf("write to %s at address %#x: %w: %v", idx.file, f.Addr(), ErrKafkaStorage, r)
+		}
+	}()
+	put()
+	return nil
+}
 
 // openAbstractIndex opens or creates the index file and maps it. Caller fills in the concrete
 // index's cached fields afterwards.

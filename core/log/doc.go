@@ -27,6 +27,13 @@
 // .cleaned and .swap mark files being deleted, written by the cleaner, or swapped in; loadSegments
 // finishes or discards each at startup.
 //
+// With zkafka.leader.epoch.truncation.enable (a zkafka extension, Kafka 0.11's KIP-101) the
+// directory also holds leader-epoch-checkpoint, Kafka 0.11's format: "0\n<count>\n" then one
+// "<epoch> <startOffset>\n" line per epoch (LeaderEpochFileCache, leader_epoch_*.go). Message
+// format stays v0/v1; the epochs come from the controller's LeaderAndIsr, not from the batches.
+// Segment loading ignores the file; with the mode off the broker deletes it at startup
+// (LogManager.RemoveLeaderEpochCheckpoints), so a history not kept up to date is never trusted.
+//
 // # Invariants
 //
 //   - A segment's base offset is <= every offset it holds and > every offset of earlier segments.
@@ -41,7 +48,8 @@
 // # Locks
 //
 // Lock order: Log.mu → (LogSegment has no lock of its own; callers serialise writes through Log.mu)
-// → AbstractIndex.mu. Kafka's Log lock is a reentrant monitor; Go's mutex is not, so internal
+// → AbstractIndex.mu; Log.mu → LeaderEpochFileCache.mu → LeaderEpochCheckpointFile.mu (the cache
+// is edited under the log's lock by truncation and retention, and alone by its other callers). Kafka's Log lock is a reentrant monitor; Go's mutex is not, so internal
 // methods whose names end in Locked expect the caller to hold Log.mu and never take it again. The
 // log never calls its Scheduler while holding Log.mu: the roll's flush and the delayed deletion of
 // .deleted files are queued and handed to the scheduler when Log.mu is released, because a

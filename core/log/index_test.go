@@ -457,6 +457,7 @@ func FuzzIndexFiles(f *testing.F) {
 			t.Fatal(err)
 		}
 		_ = oi.SanityCheck()
+		_ = oi.CheckEntries(int(target & 0xffffff))
 		_ = oi.Lookup(target)
 		oi.TruncateTo(target)
 		_ = oi.Append(target, 1)
@@ -466,6 +467,7 @@ func FuzzIndexFiles(f *testing.F) {
 			t.Fatal(err)
 		}
 		_ = ti.SanityCheck()
+		_ = ti.CheckEntries()
 		_ = ti.Lookup(target)
 		_ = ti.LastEntry()
 		ti.TruncateTo(target)

@@ -45,6 +45,10 @@ type Log struct {
 	pending        []pendingTask // tasks to hand to the scheduler once mu is released; guarded by mu
 
 	flushTimer atomic.Pointer[metrics.Timer] // LogFlushRateAndTimeMs (nil: none; log_metrics.go)
+
+	// leaderEpochCache is the epoch history (leader_epoch_file_cache.go), set once after loading
+	// when zkafka.leader.epoch.truncation.enable is on; nil otherwise.
+	leaderEpochCache atomic.Pointer[LeaderEpochFileCache]
 }
 
 // pendingTask is a scheduler call deferred until mu is released. A scheduler may run due tasks

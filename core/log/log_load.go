@@ -104,6 +104,9 @@ func (l *Log) loadSegments() error {
 		return nil
 	}
 	if !strings.HasSuffix(dir, DeleteDirSuffix) {
+		if err := l.checkIndexes(); err != nil { // load_checks.go
+			return err
+		}
 		if err := l.recoverLog(); err != nil {
 			return err
 		}
@@ -199,7 +202,22 @@ func OpenSwapSegment(swapLogPath string, start int64, c *LogConfig, time common.
 func (l *Log) recoverLog() error {
 	c := l.Config()
 	if l.hasCleanShutdownFile() {
-		next, err := l.ActiveSegment().NextOffset()
+		// After a clean shutdown nothing is recovered, but the active segment must end on a
+		// whole message (load_checks.go); if it does not, it is recovered.
+		active := l.ActiveSegment()
+		if err := active.CheckTail(c.MaxMessageSize); err != nil {
+			if !errors.Is(err, errTornTail) {
+				return err
+			}
+			l.logger.Warnf("Found a torn tail in the active segment %d of log %s although it was shut down cleanly (%v); recovering the segment.",
+				active.BaseOffset(), l.Name(), err)
+			truncated, err := active.Recover(c.MaxMessageSize)
+			if err != nil {
+				return err
+			}
+			l.logger.Warnf("Truncated %d bytes of segment %d of log %s.", truncated, active.BaseOffset(), l.Name())
+		}
+		next, err := active.NextOffset()
 		if err != nil {
 			return err
 		}

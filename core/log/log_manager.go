@@ -46,6 +46,9 @@ type LogManagerConfig struct {
 	RetentionCheck time.Duration
 	// Metrics receives the per-log gauges and the flush timer (nil: none; log_metrics.go).
 	Metrics *metrics.Registry
+	// LeaderEpochCache gives every log a leader-epoch-checkpoint (zkafka.leader.epoch.truncation.enable,
+	// a zkafka extension); off, RemoveLeaderEpochCheckpoints deletes those of an earlier run.
+	LeaderEpochCache bool
 }
 
 // BrokerStateRecorder receives LogManager's broker-state change (RecoveringFromUncleanShutdown);
@@ -92,6 +95,8 @@ type LogManager struct {
 
 	metrics    *metrics.Registry // nil: no metrics
 	flushTimer *metrics.Timer
+
+	leaderEpochCache bool
 }
 
 // NewLogManager validates and locks the log directories and loads every log in them.
@@ -112,6 +117,8 @@ func NewLogManager(cfg LogManagerConfig, scheduler utils.Scheduler, brokerState 
 		logger:        logger,
 		logs:          newLogPool(),
 		metrics:       cfg.Metrics,
+
+		leaderEpochCache: cfg.LeaderEpochCache,
 	}
 	m.initMetrics()
 	if m.defaultConfig == nil {
@@ -338,6 +345,10 @@ func (m *LogManager) loadLog(logDir string, recoveryPoints map[common.TopicParti
 		m.deleteMu.Unlock()
 		return nil
 	}
+	if err := log.initializeLeaderEpochCache(m.leaderEpochCache); err != nil {
+		_ = log.Close()
+		return err
+	}
 	if prev := m.logs.putIfAbsent(tp, log); prev != nil {
 		_ = log.Close()
 		return fmt.Errorf("%w: Duplicate log directories found: %s, %s!", ErrIllegalArgument, log.Dir(), prev.Dir())
@@ -496,6 +507,18 @@ func (m *LogManager) TruncateFullyAndStartAt(tp common.TopicPartition, newOffset
 	return m.CheckpointRecoveryPointOffsets()
 }
 
+// RemoveLeaderEpochCheckpoints deletes the leader-epoch-checkpoint of every log, when the mode
+// is off (a no-op otherwise). The broker calls it once it knows it may start, before any
+// replication.
+func (m *LogManager) RemoveLeaderEpochCheckpoints() {
+	if m.leaderEpochCache {
+		return
+	}
+	for _, l := range m.AllLogs() {
+		l.removeLeaderEpochCheckpoint()
+	}
+}
+
 // GetLog returns tp's log, or nil.
 func (m *LogManager) GetLog(tp common.TopicPartition) *Log { return m.logs.get(tp) }
 
@@ -514,6 +537,10 @@ func (m *LogManager) CreateLog(tp common.TopicPartition, config *LogConfig) (*Lo
 	}
 	log, err := NewLog(dir, config, 0, m.scheduler, m.time, m.logger)
 	if err != nil {
+		return nil, err
+	}
+	if err := log.initializeLeaderEpochCache(m.leaderEpochCache); err != nil {
+		_ = log.Close()
 		return nil, err
 	}
 	m.logs.putIfAbsent(tp, log)

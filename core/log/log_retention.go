@@ -21,6 +21,11 @@ func (l *Log) DeleteOldSegmentsWith(predicate func(*LogSegment) bool) (int, erro
 			return 0, err
 		}
 	}
+	if c := l.LeaderEpochCache(); c != nil {
+		if err := c.ClearAndFlushEarliest(l.LogStartOffset()); err != nil {
+			return 0, err
+		}
+	}
 	return len(deletable), nil
 }
 

@@ -19,6 +19,11 @@ func (l *Log) TruncateTo(targetOffset int64) error {
 	if l.LogSegments()[0].BaseOffset() > targetOffset {
 		return l.truncateFullyAndStartAtLocked(targetOffset)
 	}
+	if c := l.LeaderEpochCache(); c != nil && targetOffset < l.LogEndOffset() {
+		if err := c.ClearAndFlushLatest(targetOffset); err != nil {
+			return err
+		}
+	}
 	for _, s := range l.LogSegments() {
 		if s.BaseOffset() > targetOffset {
 			if err := l.deleteSegmentLocked(s); err != nil {
@@ -44,6 +49,11 @@ func (l *Log) TruncateFullyAndStartAt(newOffset int64) error {
 
 func (l *Log) truncateFullyAndStartAtLocked(newOffset int64) error {
 	l.logger.Debugf("Truncate and start log '%s' to %d", l.Name(), newOffset)
+	if c := l.LeaderEpochCache(); c != nil {
+		if err := c.ClearAndFlush(); err != nil {
+			return err
+		}
+	}
 	// Rename the old files away first (the new segment may reuse a base offset), then publish the
 	// one-segment list in one store so lock-free readers never see an empty log.
 	for _, s := range l.LogSegments() {

@@ -91,12 +91,19 @@ func FormatOffsetCheckpoint(offsets map[common.TopicPartition]int64) []byte {
 func (c *OffsetCheckpoint) Write(offsets map[common.TopicPartition]int64) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	tmp := c.path + ".tmp"
+	return writeFileAtomically(c.path, FormatOffsetCheckpoint(offsets), "offset checkpoint")
+}
+
+// writeFileAtomically replaces path's content with data the way every checkpoint file is
+// written: into <path>.tmp, fsynced, then renamed over path, so a crash leaves either the old or
+// the new content. what names the file in errors.
+func writeFileAtomically(path string, data []byte, what string) error {
+	tmp := path + ".tmp"
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
-		return fmt.Errorf("write offset checkpoint %s: %w", c.path, err)
+		return fmt.Errorf("write %s %s: %w", what, path, err)
 	}
-	_, err = f.Write(FormatOffsetCheckpoint(offsets))
+	_, err = f.Write(data)
 	if err == nil {
 		err = f.Sync()
 	}
@@ -104,12 +111,39 @@ func (c *OffsetCheckpoint) Write(offsets map[common.TopicPartition]int64) error 
 		err = cerr
 	}
 	if err != nil {
-		return fmt.Errorf("write offset checkpoint %s: %w", tmp, err)
+		return fmt.Errorf("write %s %s: %w", what, tmp, err)
 	}
-	if err := os.Rename(tmp, c.path); err != nil {
-		return fmt.Errorf("replace offset checkpoint %s: %w", c.path, err)
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("replace %s %s: %w", what, path, err)
 	}
 	return nil
+}
+
+// readCheckpointHeader reads the version and count lines every checkpoint file starts with. ok is
+// false when the input ends before the count (an empty file: no entries). malformed reports a
+// line that is not a number; unrecognized a version other than version.
+func readCheckpointHeader(br *bufio.Reader, version int64, malformed func(line string) error,
+	unrecognized func(version int64) error) (expected int64, ok bool, err error) {
+	line, ok, err := readJavaLine(br)
+	if err != nil || !ok {
+		return 0, false, err
+	}
+	v, err := strconv.ParseInt(line, 10, 32)
+	if err != nil {
+		return 0, false, malformed(line)
+	}
+	if v != version {
+		return 0, false, unrecognized(v)
+	}
+	line, ok, err = readJavaLine(br)
+	if err != nil || !ok {
+		return 0, false, err
+	}
+	expected, err = strconv.ParseInt(line, 10, 32)
+	if err != nil {
+		return 0, false, malformed(line)
+	}
+	return expected, true, nil
 }
 
 // Read parses the file. An empty file, or one holding only the version line, is an empty
@@ -132,28 +166,18 @@ func ParseOffsetCheckpoint(r io.Reader) (map[common.TopicPartition]int64, error)
 		// Kafka's message has the stray trailing quote too.
 		return fmt.Errorf("%w: Malformed line in offset checkpoint file: %s'", ErrMalformedCheckpoint, line)
 	}
-	line, ok, err := readJavaLine(br)
-	if err != nil || !ok {
-		return map[common.TopicPartition]int64{}, err
-	}
-	version, err := strconv.ParseInt(line, 10, 32)
+	expected, ok, err := readCheckpointHeader(br, offsetCheckpointVersion, malformed, func(version int64) error {
+		return fmt.Errorf("%w: Unrecognized version of the highwatermark checkpoint file: %d", ErrMalformedCheckpoint, version)
+	})
 	if err != nil {
-		return nil, malformed(line)
+		return nil, err
 	}
-	if version != offsetCheckpointVersion {
-		return nil, fmt.Errorf("%w: Unrecognized version of the highwatermark checkpoint file: %d", ErrMalformedCheckpoint, version)
-	}
-	line, ok, err = readJavaLine(br)
-	if err != nil || !ok {
-		return map[common.TopicPartition]int64{}, err
-	}
-	expected, err := strconv.ParseInt(line, 10, 32)
-	if err != nil {
-		return nil, malformed(line)
+	if !ok {
+		return map[common.TopicPartition]int64{}, nil
 	}
 	offsets := make(map[common.TopicPartition]int64)
 	for {
-		line, ok, err = readJavaLine(br)
+		line, ok, err := readJavaLine(br)
 		if err != nil {
 			return nil, err
 		}

@@ -94,8 +94,12 @@ func (i *OffsetIndex) Append(offset int64, position int32) error {
 		return fmt.Errorf("offset %d cannot be stored relative to base offset %d in %s: %w", offset, i.baseOffset, i.file, ErrInvalidOffset)
 	}
 	pos := i.writePos()
-	binary.BigEndian.PutUint32(i.mmap[pos:], uint32(int32(rel)))
-	binary.BigEndian.PutUint32(i.mmap[pos+4:], uint32(position))
+	if err := i.writeMapped(func() {
+		binary.BigEndian.PutUint32(i.mmap[pos:], uint32(int32(rel)))
+		binary.BigEndian.PutUint32(i.mmap[pos+4:], uint32(position))
+	}); err != nil {
+		return err
+	}
 	i.entries++
 	i.lastOffset = offset
 	return nil

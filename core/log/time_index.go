@@ -100,8 +100,12 @@ func (t *TimeIndex) MaybeAppend(timestamp, offset int64, skipFullCheck bool) err
 		return fmt.Errorf("offset %d cannot be stored relative to base offset %d in %s: %w", offset, t.baseOffset, t.file, ErrInvalidOffset)
 	}
 	pos := t.writePos()
-	binary.BigEndian.PutUint64(t.mmap[pos:], uint64(timestamp))
-	binary.BigEndian.PutUint32(t.mmap[pos+8:], uint32(int32(rel)))
+	if err := t.writeMapped(func() {
+		binary.BigEndian.PutUint64(t.mmap[pos:], uint64(timestamp))
+		binary.BigEndian.PutUint32(t.mmap[pos+8:], uint32(int32(rel)))
+	}); err != nil {
+		return err
+	}
 	t.entries++
 	return nil
 }

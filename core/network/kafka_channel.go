@@ -161,8 +161,8 @@ func (ch *KafkaChannel) readLoop(p *Processor) {
 			err = fmt.Errorf("%w: size %d larger than %d", errInvalidReceive, size, ch.maxReceive)
 			break
 		}
-		payload := make([]byte, size)
-		if _, rerr := io.ReadFull(r, payload); rerr != nil {
+		payload, rerr := readPayload(r, int(size), p.memory)
+		if rerr != nil {
 			break
 		}
 		if err = p.processCompletedReceive(ch, payload); err != nil {

@@ -29,8 +29,10 @@ type Processor struct {
 	maxRequestSize int32
 	idleTimeout    time.Duration
 	log            *logrus.Entry
-	requestMetrics requestMetricsMap // nil: metrics off
-	idle           *idleMeter        // nil: metrics off
+	requestMetrics requestMetricsMap                                              // nil: metrics off
+	idle           *idleMeter                                                     // nil: metrics off
+	memory         *memoryReturner                                                // nil: large receives are not tracked
+	parse          func(protocol.RequestHeader, []byte) (protocol.Message, error) // nil: protocol.ParseRequest
 
 	newConnections chan net.Conn
 	sends          chan completedSend
@@ -206,7 +208,11 @@ func (p *Processor) parseRequest(ch *KafkaChannel, payload []byte) (*Request, er
 		Session:   Session{Principal: "User:ANONYMOUS", ClientAddr: ch.conn.RemoteAddr()},
 		StartTime: time.Now(),
 	}
-	msg, err := protocol.ParseRequest(header, body)
+	parse := protocol.ParseRequest
+	if p.parse != nil {
+		parse = p.parse
+	}
+	msg, err := parse(header, body)
 	if err != nil {
 		return nil, err
 	}

@@ -88,14 +88,28 @@ type Response struct {
 }
 
 // NewResponseSend frames a response: size prefix, response header (the request's correlation id),
-// and the body encoded by msg.AppendTo.
+// and the body encoded by msg.AppendTo. It panics on a body the wire format cannot carry; the
+// broker's handlers use EncodeResponseSend.
 func NewResponseSend(correlationID int32, msg protocol.Message) ByteBufferSend {
+	send, err := EncodeResponseSend(correlationID, msg)
+	if err != nil {
+		panic(err)
+	}
+	return send
+}
+
+// EncodeResponseSend is NewResponseSend reporting a body that cannot be encoded (a STRING over
+// 32767 bytes: protocol.ErrStringTooLong) as an error, as Kafka's response serialization throws.
+func EncodeResponseSend(correlationID int32, msg protocol.Message) (ByteBufferSend, error) {
 	buf := make([]byte, 4, 64)
 	buf = protocol.ResponseHeader{CorrelationID: correlationID}.AppendTo(buf)
-	buf = msg.AppendTo(buf)
+	buf, err := protocol.Marshal(buf, msg)
+	if err != nil {
+		return nil, err
+	}
 	size := len(buf) - 4
 	buf[0], buf[1], buf[2], buf[3] = byte(size>>24), byte(size>>16), byte(size>>8), byte(size)
-	return buf
+	return buf, nil
 }
 
 // RequestChannel connects the Processors to the request handlers: one bounded request queue

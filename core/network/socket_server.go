@@ -11,6 +11,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/zkafka/zkafka/clients/protocol"
 	"github.com/zkafka/zkafka/core/metrics"
 	"github.com/zkafka/zkafka/core/server/config"
 )
@@ -155,6 +156,7 @@ type SocketServer struct {
 	boundPorts     map[string]int32
 	metrics        *metrics.Registry
 	requestMetrics requestMetricsMap
+	memory         *memoryReturner // started by Startup, stopped by Shutdown
 }
 
 // SocketServerConfig is the subset of KafkaConfig the SocketServer reads.
@@ -171,6 +173,9 @@ type SocketServerConfig struct {
 	// Metrics is the broker's registry for RequestMetrics, the RequestChannel queue gauges and the
 	// Processors' idle gauges; nil turns them off.
 	Metrics *metrics.Registry
+	// ParseRequest decodes a request body for its header; nil is protocol.ParseRequest (0.10.2's
+	// rules). The broker replaces it to accept its broker-to-broker extension (key 23).
+	ParseRequest func(protocol.RequestHeader, []byte) (protocol.Message, error)
 }
 
 // SocketServerConfigFrom extracts the SocketServer's settings from a KafkaConfig.
@@ -202,6 +207,8 @@ func NewSocketServer(cfg SocketServerConfig, log *logrus.Entry) *SocketServer {
 // Startup binds every listener and starts the Acceptors and Processors.
 func (s *SocketServer) Startup(ctx context.Context, cfg SocketServerConfig) error {
 	s.log.Info("Starting")
+	s.memory = newMemoryReturner(5*time.Second, 64<<20)
+	go s.memory.run()
 	id := 0
 	var idle []*idleMeter
 	var idleIDs []int
@@ -218,6 +225,8 @@ func (s *SocketServer) Startup(ctx context.Context, cfg SocketServerConfig) erro
 		for i := 0; i < cfg.NumNetworkThreads; i++ {
 			p := newProcessor(id, ep.ListenerName, ep.SecurityProtocol, s.RequestChannel, s.quotas,
 				cfg.SocketRequestMaxBytes, cfg.ConnectionsMaxIdle, s.log)
+			p.memory = s.memory
+			p.parse = cfg.ParseRequest
 			if s.metrics != nil {
 				p.requestMetrics = s.requestMetrics
 				p.idle = &idleMeter{m: metrics.NewKafkaMetricsGroup(nil, "kafka.network", "Processor").
@@ -254,6 +263,10 @@ func (s *SocketServer) Shutdown() {
 	}
 	for _, p := range s.processors {
 		p.wg.Wait()
+	}
+	if s.memory != nil {
+		s.memory.shutdown()
+		s.memory = nil
 	}
 	s.acceptors, s.processors = nil, nil
 	s.log.Info("Shutdown completed")

@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -104,6 +105,8 @@ type apisEnv struct {
 	ch    *recordingChannel
 	apis  *KafkaApis
 	corr  int32
+	// halts counts the ReplicaManager's calls of Exit (where Kafka halts the JVM).
+	halts *atomic.Int32
 }
 
 func newApisEnv(t testing.TB, extra map[string]string) *apisEnv {
@@ -126,8 +129,9 @@ func newApisEnv(t testing.TB, extra map[string]string) *apisEnv {
 	loggers, _ := testLoggers(t)
 	sched := utils.NewMockScheduler(clock)
 	cache := NewMetadataCache(0, nil)
+	halts := new(atomic.Int32)
 	rm, err := NewReplicaManager(ReplicaManagerConfig{Config: cfg, Time: clock, LogManager: lm, Scheduler: sched,
-		DefaultLogConfig: lc, Logger: loggers.Server, MetadataCache: cache,
+		DefaultLogConfig: lc, Logger: loggers.Server, MetadataCache: cache, Exit: func(int) { halts.Add(1) },
 		ProducePurgatory: purgatory.NewDelayedOperationPurgatoryWithTimer[*DelayedProduce]("Produce", timer.NewMockTimer(clock), 0, 1000, false, nil),
 		FetchPurgatory:   purgatory.NewDelayedOperationPurgatoryWithTimer[*DelayedFetch]("Fetch", timer.NewMockTimer(clock), 0, 1000, false, nil)})
 	if err != nil {
@@ -140,7 +144,7 @@ func newApisEnv(t testing.TB, extra map[string]string) *apisEnv {
 	ch := newRecordingChannel()
 	apis := NewKafkaApis(KafkaApisConfig{RequestChannel: ch, ReplicaManager: rm, BrokerID: 0, Config: cfg, MetadataCache: cache,
 		ClusterID: "test-cluster-id-000000", Logger: loggers.Server})
-	return &apisEnv{clock: clock, sched: sched, lm: lm, rm: rm, cache: cache, ch: ch, apis: apis}
+	return &apisEnv{clock: clock, sched: sched, lm: lm, rm: rm, cache: cache, ch: ch, apis: apis, halts: halts}
 }
 
 // handle runs one request through KafkaApis.
@@ -176,4 +180,18 @@ func (e *apisEnv) lead(t testing.TB, topic string, partitions int32, replicas []
 	if r := decode(t, e.ch.take(t), protocol.UpdateMetadata, 3).(*protocol.UpdateMetadataResponse); r.ErrorCode != 0 {
 		t.Fatalf("UpdateMetadata %+v", r)
 	}
+}
+
+// follow makes broker 0 a follower of broker 1 (alive on 127.0.0.1:1, where nothing listens) for
+// partition 0 of topic, through KafkaApis; the LeaderAndIsr answer is left queued.
+func (e *apisEnv) follow(t testing.TB, topic string) {
+	t.Helper()
+	// The new leader must be alive in the metadata cache for this broker to follow it.
+	e.handle(&protocol.UpdateMetadataRequest{Version: 3, ControllerID: 0, ControllerEpoch: 1,
+		LiveBrokers: []protocol.UpdateMetadataRequestLiveBroker{
+			{ID: 0, EndPoints: []protocol.UpdateMetadataRequestLiveBrokerEndPoint{{Port: 9092, Host: "h0", ListenerName: "PLAINTEXT"}}},
+			{ID: 1, EndPoints: []protocol.UpdateMetadataRequestLiveBrokerEndPoint{{Port: 1, Host: "127.0.0.1", ListenerName: "PLAINTEXT"}}}}}, "c")
+	e.ch.take(t)
+	e.handle(&protocol.LeaderAndIsrRequest{ControllerID: 0, ControllerEpoch: 1, PartitionStates: []protocol.LeaderAndIsrRequestPartitionState{
+		{Topic: topic, Partition: 0, ControllerEpoch: 1, Leader: 1, LeaderEpoch: 1, Isr: []int32{1, 0}, Replicas: []int32{1, 0}}}}, "c")
 }

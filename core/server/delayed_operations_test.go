@@ -114,14 +114,7 @@ func TestDelayedFetch(t *testing.T) {
 	if e.ch.count() != 0 {
 		t.Fatal("fetch completed below min_bytes")
 	}
-	// The new leader must be alive in the metadata cache for this broker to follow it.
-	e.handle(&protocol.UpdateMetadataRequest{Version: 3, ControllerID: 0, ControllerEpoch: 1,
-		LiveBrokers: []protocol.UpdateMetadataRequestLiveBroker{
-			{ID: 0, EndPoints: []protocol.UpdateMetadataRequestLiveBrokerEndPoint{{Port: 9092, Host: "h0", ListenerName: "PLAINTEXT"}}},
-			{ID: 1, EndPoints: []protocol.UpdateMetadataRequestLiveBrokerEndPoint{{Port: 1, Host: "127.0.0.1", ListenerName: "PLAINTEXT"}}}}}, "c")
-	e.ch.take(t)
-	e.handle(&protocol.LeaderAndIsrRequest{ControllerID: 0, ControllerEpoch: 1, PartitionStates: []protocol.LeaderAndIsrRequestPartitionState{
-		{Topic: "t", Partition: 0, ControllerEpoch: 1, Leader: 1, LeaderEpoch: 1, Isr: []int32{1, 0}, Replicas: []int32{1, 0}}}}, "c")
+	e.follow(t, "t")
 	var sawFetch bool
 	for i := 0; i < 2; i++ {
 		r := e.ch.take(t)

@@ -1,7 +1,8 @@
 // Package server is the broker: KafkaServer starts and stops the components, KafkaApis answers
 // every request, ReplicaManager owns the hosted partitions (appends, fetches, high watermarks),
 // MetadataCache serves Metadata from what the controller sent, and DelayedProduce/DelayedFetch
-// wait in the purgatories for acks and bytes.
+// wait in the purgatories for acks and bytes; AdminManager creates and deletes topics for
+// CreateTopics and DeleteTopics (DelayedCreateTopics/DelayedDeleteTopics wait for the controller).
 //
 // Kafka 0.10.2: kafka.server (core/src/main/scala/kafka/server), minus the classes moved to the
 // leaves config, brokerstate, purgatory and fetcher and to core/log and core/cluster (docs/design.md
@@ -16,15 +17,17 @@
 // Startup: BrokerState Starting; scheduler; ZooKeeper (chroot created first through a
 // connection without it, then the common paths); /cluster/id; LogManager (per-topic configs
 // from /config/topics, recovery unless .kafka_cleanshutdown); broker id (broker.id,
-// meta.properties, or /brokers/seqid); SocketServer; ReplicaManager; KafkaController (joins the
-// /controller election); GroupCoordinator (kafka_server_coordinator.go); KafkaApis and the
+// meta.properties, or /brokers/seqid); [zkafka: /zkafka/brokers/<id> marker and the check that
+// every live broker agrees on leader-epoch truncation]; SocketServer; ReplicaManager; KafkaController (joins the
+// /controller election); GroupCoordinator (kafka_server_coordinator.go); AdminManager; KafkaApis and the
 // request handler pool; DynamicConfigManager; KafkaHealthcheck (/brokers/ids/<id>, v4 JSON,
-// bound port for port 0); meta.properties; RunningAsBroker.
+// bound port for port 0); [zkafka: the agreement check again]; meta.properties; RunningAsBroker.
 //
 // Shutdown: controlled shutdown (controlled.shutdown.enable: ControlledShutdown to the broker
 // /controller names, retried up to controlled.shutdown.max.retries times until it leads
 // nothing); BrokerShuttingDown; health check listener; SocketServer; handlers; scheduler;
-// ReplicaManager (last HW checkpoint); DynamicConfigManager; LogManager (.kafka_cleanshutdown);
+// ReplicaManager (last HW checkpoint); AdminManager; DynamicConfigManager; GroupCoordinator;
+// LogManager (.kafka_cleanshutdown);
 // KafkaController; ZooKeeper (the ephemeral registration goes); NotRunning.
 //
 // # Dynamic config
@@ -51,14 +54,15 @@
 //
 // # Requests
 //
-// KafkaApis.Handle dispatches keys 0-20. A handler returns an error instead of throwing; Handle
+// KafkaApis.Handle dispatches keys 0-20 (and 23 between brokers, with leader-epoch truncation). A handler returns an error instead of throwing; Handle
 // turns it into GetErrorResponse (the error's code on every partition, topic or group, at the
 // request's version) or, for a produce with acks=0, closes the connection. A panic in a handler
 // is recovered the same way, so a request never takes the broker down. Each API has its own
 // handler, named as in KafkaApis.scala, in a file named after its group: kafka_apis_produce.go,
 // kafka_apis_fetch.go, kafka_apis_offsets.go (ListOffsets), kafka_apis_metadata.go,
-// kafka_apis_controller.go (LeaderAndIsr, StopReplica, UpdateMetadata, ControlledShutdown,
-// CreateTopics, DeleteTopics), kafka_apis_offset_commit.go, kafka_apis_offset_fetch.go,
+// kafka_apis_controller.go (LeaderAndIsr, StopReplica, UpdateMetadata, ControlledShutdown),
+// kafka_apis_admin.go (CreateTopics and DeleteTopics, through the AdminManager on the active
+// controller; any other broker answers NOT_CONTROLLER), kafka_apis_offset_commit.go, kafka_apis_offset_fetch.go,
 // kafka_apis_group.go (GroupCoordinator, JoinGroup, SyncGroup, Heartbeat, LeaveGroup,
 // DescribeGroups, ListGroups) and kafka_apis_handshake.go (SaslHandshake: ILLEGAL_SASL_STATE on a
 // plaintext listener; ApiVersions). OffsetCommit/OffsetFetch v0 are served from ZooKeeper, as in
@@ -78,6 +82,19 @@
 // changes reach ZooKeeper (conditional on zkVersion) and, batched, /isr_change_notification.
 // See replica_manager_replication.go. Bookmap: 《Apache Kafka源码剖析》 §4.6.3; 《Kafka技术内幕》
 // §6.3-6.4.
+//
+// # Leader-epoch truncation (a zkafka extension, off by default)
+//
+// 0.10.2 truncates a new follower to its high watermark, which can throw away an acknowledged
+// message when two replicas fail one after the other (《深入理解Kafka》 §8.1). With
+// zkafka.leader.epoch.truncation.enable, as Kafka 0.11 (KIP-101): every log keeps a
+// leader-epoch-checkpoint (core/log); a leader records its epoch at its log end offset when it
+// becomes leader, a follower the leader's epoch before appending the first message fetched in
+// it (message formats stay v0/v1: the epoch is the controller's leader_epoch); makeFollowers
+// no longer truncates, and the replica fetcher first asks the leader with OffsetsForLeaderEpoch
+// (key 23, only between brokers: kafka_apis_leader_epoch.go) where its latest epoch ends and
+// truncates there (replica_fetcher_leader_epoch.go). Every broker must have the same setting:
+// leader_epoch_marker.go refuses to start next to a live broker that disagrees.
 //
 // # Lock order
 //

@@ -88,9 +88,11 @@ func GetErrorResponse(body protocol.Message, err error) protocol.Message {
 		}
 		return resp
 	case *protocol.OffsetFetchRequest:
-		resp := &protocol.OffsetFetchResponse{Version: r.Version}
+		// v2 carries the error at the top and lists no partition (OffsetFetchRequest.getErrorResponse).
+		resp := &protocol.OffsetFetchResponse{Version: r.Version, Responses: []protocol.OffsetFetchResponseTopic{}}
 		if r.Version >= 2 {
 			resp.ErrorCode = code
+			return resp
 		}
 		for _, t := range r.Topics {
 			rt := protocol.OffsetFetchResponseTopic{Topic: t.Topic}
@@ -138,6 +140,8 @@ func GetErrorResponse(body protocol.Message, err error) protocol.Message {
 			resp.TopicErrorCodes = append(resp.TopicErrorCodes, protocol.DeleteTopicsResponseTopic{Topic: t, ErrorCode: code})
 		}
 		return resp
+	case *protocol.OffsetsForLeaderEpochRequest:
+		return offsetsForLeaderEpochErrorResponse(r, code)
 	}
 	return nil
 }

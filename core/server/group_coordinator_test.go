@@ -164,6 +164,8 @@ func TestConsumerGroupsOnOneBroker(t *testing.T) {
 		code, summary := srv.Coordinator.HandleDescribeGroup("g")
 		return code == 0 && summary.State == "Stable" && len(summary.Members) == 2
 	}, "2 members splitting 12 partitions", 30*time.Second)
+	// The group APIs through real admin clients (docs/api-coverage.md).
+	checkGroupAdminClients(t, addr, "g", 2)
 	for i := n / 2; i < n; i++ {
 		if _, _, err := prod.SendMessage(&sarama.ProducerMessage{Topic: topic, Value: sarama.StringEncoder(fmt.Sprint(i))}); err != nil {
 			t.Fatal(err)

@@ -46,6 +46,23 @@ func (h *captureHook) contains(sub string) bool {
 	return false
 }
 
+// linesAfter returns the lines logged after the first one containing mark, that contain sub.
+func (h *captureHook) linesAfter(mark, sub string) []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out []string
+	seen := false
+	for _, l := range h.lines {
+		switch {
+		case !seen:
+			seen = bytes.Contains([]byte(l), []byte(mark))
+		case bytes.Contains([]byte(l), []byte(sub)):
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
 func testLoggers(t testing.TB) (Loggers, *captureHook) {
 	l := logrus.New()
 	l.SetLevel(logrus.DebugLevel)

@@ -43,6 +43,7 @@ type KafkaApis struct {
 	metadataCache  *MetadataCache
 	controller     Controller
 	coordinator    GroupCoordinator
+	adminManager   *AdminManager
 	clusterID      string
 	quotas         *QuotaManagers
 	logger         *logrus.Entry
@@ -59,6 +60,7 @@ type KafkaApisConfig struct {
 	MetadataCache  *MetadataCache
 	Controller     Controller       // nil: a broker that is never the controller
 	Coordinator    GroupCoordinator // nil: group APIs answer GROUP_COORDINATOR_NOT_AVAILABLE
+	AdminManager   *AdminManager    // nil: CreateTopics and DeleteTopics answer NOT_CONTROLLER
 	ClusterID      string
 	Quotas         *QuotaManagers // nil: no client quotas nor replication throttles
 	Logger         *logrus.Entry
@@ -75,7 +77,7 @@ func NewKafkaApis(c KafkaApisConfig) *KafkaApis {
 	}
 	return &KafkaApis{requestChannel: c.RequestChannel, replicaManager: c.ReplicaManager, zkUtils: c.ZkUtils,
 		brokerID: c.BrokerID, config: c.Config, metadataCache: c.MetadataCache, controller: c.Controller,
-		coordinator: c.Coordinator, clusterID: c.ClusterID, quotas: c.Quotas,
+		coordinator: c.Coordinator, adminManager: c.AdminManager, clusterID: c.ClusterID, quotas: c.Quotas,
 		logger:        c.Logger.WithField("logger", "kafka.server.KafkaApis").WithField("ident", fmt.Sprintf("[KafkaApi-%d] ", c.BrokerID)),
 		requestLogger: c.RequestLogger}
 }
@@ -136,6 +138,8 @@ func (a *KafkaApis) Handle(req *network.Request) {
 		err = a.handleCreateTopicsRequest(req)
 	case protocol.DeleteTopics:
 		err = a.handleDeleteTopicsRequest(req)
+	case protocol.OffsetForLeaderEpoch: // a zkafka broker-to-broker extension (kafka_apis_leader_epoch.go)
+		err = a.handleOffsetForLeaderEpochRequest(req)
 	default:
 		err = fmt.Errorf("%w: unknown api code %d", protocol.ErrUnknown, int16(req.Header.ApiKey))
 	}
@@ -176,11 +180,25 @@ func (a *KafkaApis) handleError(req *network.Request, err error) {
 	a.sendResponse(req, resp)
 }
 
-// sendResponse queues msg (encoded at its version) as the answer to req.
+// sendResponse queues msg (encoded at its version) as the answer to req. A response that cannot
+// be encoded (a string over 32767 bytes, such as the member id made from a client id of that
+// length) is replaced by the request's error response with UNKNOWN, as 0.10.2's SchemaException
+// from the serialization ends in KafkaApis.handleError; without one the connection is closed.
 func (a *KafkaApis) sendResponse(req *network.Request, msg protocol.Message) {
+	send, err := network.EncodeResponseSend(req.Header.CorrelationID, msg)
+	if err != nil {
+		a.logger.WithError(err).Errorf("Error when handling request %s", describe(req))
+		var errResp protocol.Message
+		if errResp = GetErrorResponse(req.Body, fmt.Errorf("%w: %w", protocol.ErrUnknown, err)); errResp != nil {
+			send, err = network.EncodeResponseSend(req.Header.CorrelationID, errResp)
+		}
+		if errResp == nil || err != nil {
+			a.requestChannel.CloseConnection(req)
+			return
+		}
+	}
 	a.requestLogger.Debugf("Completed request:%s from connection %s", describe(req), req.ConnectionID)
-	a.requestChannel.SendResponse(&network.Response{Request: req,
-		Send: network.NewResponseSend(req.Header.CorrelationID, msg), Action: network.SendAction})
+	a.requestChannel.SendResponse(&network.Response{Request: req, Send: send, Action: network.SendAction})
 }
 
 func clientIDOf(req *network.Request) string {

@@ -45,6 +45,8 @@ func (a *KafkaApis) handleStopReplicaRequest(req *network.Request) error {
 		}
 	}
 	a.sendResponse(req, resp)
+	// A fetcher thread whose partitions were all stopped has nothing left to do.
+	a.replicaManager.ShutdownIdleFetcherThreads()
 	return nil
 }
 
@@ -59,6 +61,16 @@ func (a *KafkaApis) handleUpdateMetadataRequest(req *network.Request) error {
 	}
 	if len(deleted) > 0 && a.coordinator != nil {
 		a.coordinator.HandleDeletedPartitions(deleted)
+	}
+	// CreateTopics and DeleteTopics requests waiting for this metadata (AdminManager).
+	if a.adminManager != nil && a.adminManager.HasDelayedTopicOperations() {
+		done := map[string]bool{}
+		for _, s := range ur.PartitionStates {
+			if !done[s.Topic] {
+				done[s.Topic] = true
+				a.adminManager.TryCompleteDelayedTopicOperations(s.Topic)
+			}
+		}
 	}
 	a.sendResponse(req, &protocol.UpdateMetadataResponse{Version: ur.Version})
 	return nil
@@ -83,36 +95,6 @@ func (a *KafkaApis) handleControlledShutdownRequest(req *network.Request) error 
 	resp := &protocol.ControlledShutdownResponse{Version: cr.Version, PartitionsRemaining: []protocol.ControlledShutdownResponsePartition{}}
 	for _, tp := range remaining {
 		resp.PartitionsRemaining = append(resp.PartitionsRemaining, protocol.ControlledShutdownResponsePartition{Topic: tp.Topic, Partition: tp.Partition})
-	}
-	a.sendResponse(req, resp)
-	return nil
-}
-
-// handleCreateTopicsRequest: a broker that is not the active controller answers NOT_CONTROLLER
-// for every topic (AdminManager arrives with the controller issue).
-func (a *KafkaApis) handleCreateTopicsRequest(req *network.Request) error {
-	cr, ok := req.Body.(*protocol.CreateTopicsRequest)
-	if !ok {
-		return fmt.Errorf("%w: unexpected body %T", protocol.ErrInvalidRequest, req.Body)
-	}
-	resp := &protocol.CreateTopicsResponse{Version: cr.Version, TopicErrors: []protocol.CreateTopicsResponseTopic{}}
-	for _, t := range cr.CreateTopicRequests {
-		resp.TopicErrors = append(resp.TopicErrors, protocol.CreateTopicsResponseTopic{Topic: t.Topic, ErrorCode: protocol.ErrNotController.Code})
-	}
-	a.sendResponse(req, resp)
-	return nil
-}
-
-// handleDeleteTopicsRequest: NOT_CONTROLLER for every topic on a broker that is not the
-// controller.
-func (a *KafkaApis) handleDeleteTopicsRequest(req *network.Request) error {
-	dr, ok := req.Body.(*protocol.DeleteTopicsRequest)
-	if !ok {
-		return fmt.Errorf("%w: unexpected body %T", protocol.ErrInvalidRequest, req.Body)
-	}
-	resp := &protocol.DeleteTopicsResponse{Version: dr.Version, TopicErrorCodes: []protocol.DeleteTopicsResponseTopic{}}
-	for _, t := range dr.Topics {
-		resp.TopicErrorCodes = append(resp.TopicErrorCodes, protocol.DeleteTopicsResponseTopic{Topic: t, ErrorCode: protocol.ErrNotController.Code})
 	}
 	a.sendResponse(req, resp)
 	return nil

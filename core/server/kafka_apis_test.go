@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/zkafka/zkafka/clients/protocol"
@@ -68,8 +69,12 @@ func TestApisComponentsNotBuiltYet(t *testing.T) {
 		}},
 		{&protocol.OffsetFetchRequest{Version: 2, GroupID: "g", Topics: []protocol.OffsetFetchRequestTopic{{Topic: "t",
 			Partitions: []protocol.OffsetFetchRequestTopicPartition{{Partition: 0}}}}}, func(m protocol.Message) []int16 {
+			// v2: the error at the top and no partitions (OffsetFetchRequest.getErrorResponse)
 			r := m.(*protocol.OffsetFetchResponse)
-			return []int16{r.ErrorCode, r.Responses[0].PartitionResponses[0].ErrorCode}
+			if len(r.Responses) != 0 {
+				t.Errorf("OffsetFetch v2 error response lists partitions: %+v", r.Responses)
+			}
+			return []int16{r.ErrorCode}
 		}},
 	}
 	for _, c := range cases {
@@ -86,6 +91,8 @@ func TestApisComponentsNotBuiltYet(t *testing.T) {
 		}
 	}
 
+	// This broker has no controller module, so it is not the active controller: NOT_CONTROLLER
+	// (KafkaApis.scala:1186 and :1246). The controller's answers are admin_manager_test.go's.
 	e.handle(&protocol.CreateTopicsRequest{Version: 1, CreateTopicRequests: []protocol.CreateTopicsRequestTopic{{Topic: "x", NumPartitions: 1, ReplicationFactor: 1}}}, "c")
 	if r := decode(t, e.ch.take(t), protocol.CreateTopics, 1).(*protocol.CreateTopicsResponse); len(r.TopicErrors) != 1 || r.TopicErrors[0].ErrorCode != protocol.ErrNotController.Code {
 		t.Errorf("CreateTopics %+v", r)
@@ -284,5 +291,21 @@ func TestApisProduceLogAppendTime(t *testing.T) {
 	e2.handle(produceReq("t", 1, map[int32]record.Records{0: recordSet(t, 2, record.NONE)}), "p")
 	if p := decode(t, e2.ch.take(t), protocol.Produce, 2).(*protocol.ProduceResponse).Responses[0].PartitionResponses[0]; p.LogAppendTime != -1 {
 		t.Fatalf("CreateTime produce %+v", p)
+	}
+}
+
+// TestUnencodableResponseAnswersUnknown: a response holding a string over 32767 bytes (a member
+// id made from a client id of that length) cannot be encoded; the request is answered with its
+// error response, UNKNOWN, as 0.10.2's SchemaException from the serialization ends in
+// KafkaApis.handleError, instead of a silently cut member id.
+func TestUnencodableResponseAnswersUnknown(t *testing.T) {
+	e := newApisEnv(t, nil)
+	clientID := strings.Repeat("c", 32767)
+	req := &network.Request{ConnectionID: "c", ListenerName: "PLAINTEXT", Body: &protocol.JoinGroupRequest{Version: 1, GroupID: "g"},
+		Header: protocol.RequestHeader{ApiKey: protocol.JoinGroup, ApiVersion: 1, CorrelationID: 7, ClientID: &clientID}}
+	e.apis.sendResponse(req, &protocol.JoinGroupResponse{Version: 1, GenerationID: 1, MemberID: clientID + "-0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0"})
+	r := decode(t, e.ch.take(t), protocol.JoinGroup, 1).(*protocol.JoinGroupResponse)
+	if r.ErrorCode != protocol.ErrUnknown.Code || r.MemberID != "" {
+		t.Errorf("JoinGroup answered code %d, member id of %d bytes; want UNKNOWN and none", r.ErrorCode, len(r.MemberID))
 	}
 }

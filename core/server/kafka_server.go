@@ -85,6 +85,7 @@ type KafkaServer struct {
 	replicaManager     *ReplicaManager
 	metadataCache      *MetadataCache
 	apis               *KafkaApis
+	adminManager       *AdminManager
 	requestHandlerPool *KafkaRequestHandlerPool
 	kafkaHealthcheck   *KafkaHealthcheck
 
@@ -198,6 +199,14 @@ func (s *KafkaServer) Startup() (err error) {
 		return err
 	}
 	s.setIdent()
+	// zkafka extensions must agree across the cluster (leader_epoch_marker.go).
+	if err = s.registerZkafkaBrokerMarker(); err != nil {
+		return err
+	}
+	if err = s.checkLeaderEpochTruncationAgreement(); err != nil {
+		return err
+	}
+	s.logManager.RemoveLeaderEpochCheckpoints() // mode off: no stale history survives this run
 
 	s.metadataCache = NewMetadataCache(s.config.BrokerID, s.loggers.Server)
 
@@ -205,6 +214,9 @@ func (s *KafkaServer) Startup() (err error) {
 
 	sscfg := network.SocketServerConfigFrom(s.config)
 	sscfg.Metrics = s.Metrics
+	if s.config.LeaderEpochTruncationEnable {
+		sscfg.ParseRequest = interBrokerRequestParser(s.config.BrokerID)
+	}
 	s.socketServer = network.NewSocketServer(sscfg, s.loggers.Server.WithField("logger", "kafka.network.SocketServer").
 		WithField("ident", "[Socket Server on Broker "+fmt.Sprint(s.config.BrokerID)+"], "))
 	if err = s.socketServer.Startup(context.Background(), sscfg); err != nil {
@@ -214,7 +226,7 @@ func (s *KafkaServer) Startup() (err error) {
 	s.replicaManager, err = NewReplicaManager(ReplicaManagerConfig{Config: s.config, Time: s.time, ZkUtils: s.zkUtils,
 		LogManager: s.logManager, Scheduler: s.kafkaScheduler, DefaultLogConfig: defaultLog, BrokerTopicStats: s.topicStats,
 		Metrics: s.Metrics, Logger: s.loggers.Server, StateChange: s.loggers.StateChange, MetadataCache: s.metadataCache,
-		QuotaManager: s.Quotas.Follower})
+		IsShuttingDown: &s.isShuttingDown, QuotaManager: s.Quotas.Follower})
 	if err != nil {
 		return err
 	}
@@ -234,9 +246,15 @@ func (s *KafkaServer) Startup() (err error) {
 		return err
 	}
 
+	if s.adminManager, err = NewAdminManager(AdminManagerConfig{Config: s.config, MetadataCache: s.metadataCache,
+		ZkUtils: s.zkUtils, Time: s.time, Metrics: s.Metrics, Logger: s.loggers.Server}); err != nil {
+		return err
+	}
+
 	s.apis = NewKafkaApis(KafkaApisConfig{RequestChannel: s.socketServer.RequestChannel, ReplicaManager: s.replicaManager,
 		ZkUtils: s.zkUtils, BrokerID: s.config.BrokerID, Config: s.config, MetadataCache: s.metadataCache,
-		Controller: s.Controller, Coordinator: s.Coordinator, ClusterID: s.clusterID, Quotas: s.Quotas,
+		Controller: s.Controller, Coordinator: s.Coordinator, AdminManager: s.adminManager, ClusterID: s.clusterID,
+		Quotas: s.Quotas,
 		Logger: s.loggers.Server, RequestLogger: s.loggers.Request})
 	s.requestHandlerPool = NewKafkaRequestHandlerPool(s.config.BrokerID, s.socketServer.RequestChannel, s.apis,
 		int(s.config.NumIoThreads), s.loggers.Server)
@@ -259,6 +277,11 @@ func (s *KafkaServer) Startup() (err error) {
 	s.kafkaHealthcheck = NewKafkaHealthcheck(s.config.BrokerID, listeners, s.zkUtils, s.config.Rack,
 		s.config.InterBrokerProtocolVersion, JmxPortFromEnv(s.getenv), s.time, s.loggers.Server)
 	if err = s.kafkaHealthcheck.Startup(); err != nil {
+		return err
+	}
+	// Again once registered: two brokers with different settings starting together cannot both
+	// miss each other (leader_epoch_marker.go).
+	if err = s.checkLeaderEpochTruncationAgreement(); err != nil {
 		return err
 	}
 	if err = s.checkpointBrokerID(s.config.BrokerID); err != nil {
@@ -352,6 +375,8 @@ func (s *KafkaServer) createLogManager(defaultLog *log.LogConfig) (*log.LogManag
 		FlushCheckpoint: msDuration(int64(c.LogFlushOffsetCheckpointIntervalMs)),
 		RetentionCheck:  msDuration(c.LogCleanupIntervalMs),
 		Metrics:         s.Metrics,
+
+		LeaderEpochCache: c.LeaderEpochTruncationEnable,
 	}, s.kafkaScheduler, &s.BrokerState, s.time, s.loggers.Server)
 }
 
@@ -461,6 +486,9 @@ func (s *KafkaServer) shutdownComponents() {
 	if s.replicaManager != nil {
 		s.replicaManager.Shutdown(true)
 	}
+	if s.adminManager != nil {
+		s.adminManager.Shutdown()
+	}
 	if s.dynamicConfigManager != nil {
 		s.dynamicConfigManager.Shutdown()
 	}
@@ -484,7 +512,7 @@ func (s *KafkaServer) shutdownComponents() {
 	}
 	s.BrokerState.NewState(brokerstate.NotRunning)
 	s.kafkaHealthcheck, s.socketServer, s.requestHandlerPool, s.kafkaScheduler = nil, nil, nil, nil
-	s.replicaManager, s.logManager, s.zkUtils = nil, nil, nil
+	s.replicaManager, s.adminManager, s.logManager, s.zkUtils = nil, nil, nil, nil
 	s.kafkaController, s.dynamicConfigManager = nil, nil
 	s.Quotas, s.clientMetrics = nil, nil
 }

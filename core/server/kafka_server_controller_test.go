@@ -75,4 +75,24 @@ func TestControllerHostedAndControlledShutdown(t *testing.T) {
 	if got := fmt.Sprint(leaders()); got != want {
 		t.Fatalf("leaders after the controlled shutdown of %d: %s, want %s", victim, got, want)
 	}
+	// The controller made the stopping broker a follower of the partitions it gave up; as in
+	// 0.10.2 (KafkaServer sets isShuttingDown before controlledShutdown, and ReplicaManager.
+	// makeFollowers checks it), it started no fetcher, so it could not rejoin their ISRs.
+	if added := hooks[victim].linesAfter("Starting controlled shutdown", "Added fetcher"); len(added) > 0 {
+		t.Errorf("broker %d started fetchers while shutting down: %q", victim, added)
+	}
+	if len(hooks[victim].linesAfter("Starting controlled shutdown", "Removed fetcher for partitions")) == 0 {
+		t.Errorf("broker %d got no become-follower request during its controlled shutdown", victim)
+	}
+	for p := int32(0); p < 4; p++ {
+		l, _, err := z.GetLeaderIsrAndEpochForPartition(topic, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range l.LeaderAndIsr.Isr {
+			if r == int32(victim) {
+				t.Errorf("partition %d: the stopped broker %d is in the ISR %v", p, victim, l.LeaderAndIsr.Isr)
+			}
+		}
+	}
 }

@@ -90,6 +90,9 @@ func NewReplicaFetcherThread(name string, fetcherID int, sourceBroker cluster.Br
 	}
 	t.AbstractFetcherThread = fetcher.NewAbstractFetcherThread(name, name, sourceBroker, t.backoffMs, t, clock,
 		logger.WithField("logger", "kafka.server.ReplicaFetcherThread"))
+	if cfg.LeaderEpochTruncationEnable {
+		t.IncludeLogTruncation(t) // replica_fetcher_leader_epoch.go
+	}
 	return t
 }
 
@@ -140,7 +143,7 @@ func (t *ReplicaFetcherThread) BuildFetchRequest(states []fetcher.PartitionState
 	now := t.Now()
 	for _, s := range states {
 		tp := s.TopicPartition
-		if !s.State.IsActive(now) || t.shouldFollowerThrottle(tp) {
+		if !s.State.IsReadyForFetch(now) || t.shouldFollowerThrottle(tp) {
 			continue
 		}
 		if n := len(req.Topics); n == 0 || req.Topics[n-1].Topic != tp.Topic {
@@ -219,6 +222,17 @@ func (t *ReplicaFetcherThread) ProcessPartitionData(tp common.TopicPartition, fe
 		t.logger.Tracef("Follower %d has replica log end offset %d for partition %s. Received %d messages and leader hw %d",
 			replica.BrokerID, replica.LogEndOffset().MessageOffset, tp, records.SizeInBytes(), data.HighWatermark())
 	}
+	if records.SizeInBytes() > 0 {
+		ok, err := t.labelFetchedEpoch(tp, replica, fetchOffset)
+		if err != nil {
+			t.logger.WithError(err).Errorf("Disk error while replicating data for %s", tp)
+			t.exit(1)
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("partition %s is no longer led by broker %d: %w", tp, t.sourceBroker.ID, fetcher.ErrStalePartitionData)
+		}
+	}
 	if _, err := replica.Log.Append(records, false); err != nil {
 		if isStorageError(err) {
 			t.logger.WithError(err).Errorf("Disk error while replicating data for %s", tp)
@@ -256,7 +270,7 @@ func (t *ReplicaFetcherThread) shouldFollowerThrottle(tp common.TopicPartition) 
 func isStorageError(err error) bool {
 	var pe *fs.PathError
 	var errno syscall.Errno
-	return errors.As(err, &pe) || errors.As(err, &errno)
+	return errors.Is(err, log.ErrKafkaStorage) || errors.As(err, &pe) || errors.As(err, &errno)
 }
 
 // maybeWarnIfOversizedRecords: before fetch v3 (KIP-74) a message larger than

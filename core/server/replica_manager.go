@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"os"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -47,7 +48,9 @@ type ReplicaManager struct {
 	stateChange   *logrus.Entry
 	defaultLog    *log.LogConfig
 
-	isShuttingDown atomic.Bool
+	// isShuttingDown is the broker's flag (KafkaServer sets it before its controlled shutdown), so
+	// a LeaderAndIsr that arrives while the broker is stopping starts no fetcher.
+	isShuttingDown *atomic.Bool
 	topicStats     *metrics.BrokerTopicStats // nil: no meters
 
 	replicaStateChangeLock sync.Mutex
@@ -68,6 +71,7 @@ type ReplicaManager struct {
 
 	replication *replicaManagerReplication
 	metrics     replicaManagerMetrics // replica_manager_metrics.go
+	exit        func(int)             // Kafka's Runtime.halt (os.Exit unless a test sets Exit)
 	// quotaManager is the follower replication quota (Kafka's constructor parameter quotaManager).
 	quotaManager *ReplicationQuotaManager
 }
@@ -94,8 +98,13 @@ type ReplicaManagerConfig struct {
 	// MetadataCache is the broker's cache, where a new follower finds its leader's endpoint
 	// (nil: no leader is ever known, so becoming a follower only creates the local replica).
 	MetadataCache *MetadataCache
-	// Exit is called where Kafka exits the JVM from a replica fetcher (os.Exit when nil).
+	// Exit is called where Kafka halts the JVM: a storage error appending to a leader's log or
+	// writing the HW checkpoint, and, from a replica fetcher, a storage error or a forbidden
+	// unclean truncation (os.Exit when nil).
 	Exit func(int)
+	// IsShuttingDown is the broker's is-shutting-down flag, shared as 0.10.2 passes KafkaServer's
+	// AtomicBoolean to the ReplicaManager (nil: a flag of the ReplicaManager's own).
+	IsShuttingDown *atomic.Bool
 	// QuotaManager is the follower replication quota the replica fetchers apply (nil: none).
 	QuotaManager *ReplicationQuotaManager
 }
@@ -122,8 +131,15 @@ func NewReplicaManager(c ReplicaManagerConfig) (*ReplicaManager, error) {
 		highWatermarkCheckpoints: map[string]*log.OffsetCheckpoint{},
 		isrChangeSet:             map[common.TopicPartition]struct{}{},
 		delayedProducePurgatory:  c.ProducePurgatory,
+		isShuttingDown:           c.IsShuttingDown,
 		delayedFetchPurgatory:    c.FetchPurgatory,
 		quotaManager:             c.QuotaManager,
+	}
+	if rm.isShuttingDown == nil {
+		rm.isShuttingDown = new(atomic.Bool)
+	}
+	if rm.exit = c.Exit; rm.exit == nil {
+		rm.exit = os.Exit
 	}
 	for _, dir := range c.LogManager.LogDirs() {
 		cp, err := log.NewOffsetCheckpoint(dir + "/" + log.ReplicationOffsetCheckpointFile)
@@ -278,12 +294,35 @@ func (rm *ReplicaManager) GetMagic(tp common.TopicPartition) (int8, bool) {
 	return 0, false
 }
 
-// GetHighWatermark is the HW of the local replica (ok=false when absent).
+// GetHighWatermark is the HW of the partition while this broker leads it (ok=false otherwise:
+// a follower's HW is not an answer, and a GroupMetadataManager loading __consumer_offsets stops
+// when leadership is lost).
+//
+// Kafka 0.10.2: ReplicaManager.getHighWatermark (partition.leaderReplicaIfLocal).
 func (rm *ReplicaManager) GetHighWatermark(tp common.TopicPartition) (int64, bool) {
-	if r, err := rm.getReplicaOrException(tp); err == nil {
-		return r.HighWatermark().MessageOffset, true
+	if p := rm.GetPartition(tp); p != nil {
+		if r := p.LeaderReplicaIfLocal(); r != nil {
+			return r.HighWatermark().MessageOffset, true
+		}
 	}
 	return 0, false
+}
+
+// ShutdownIdleFetcherThreads stops the replica fetcher threads left without partitions.
+//
+// Kafka 0.10.2: replicaFetcherManager.shutdownIdleFetcherThreads, called by
+// KafkaApis.handleStopReplicaRequest.
+func (rm *ReplicaManager) ShutdownIdleFetcherThreads() {
+	rm.replication.replicaFetcherManager.ShutdownIdleFetcherThreads()
+}
+
+// halt stops the process at once after a storage error, as 0.10.2's fatal log line and
+// Runtime.getRuntime.halt(1): nothing more is acknowledged from a disk that failed a write, the
+// ZooKeeper session ends, and the controller moves this broker's leaderships to in-sync replicas.
+// The logs are recovered at the next start (there is no clean-shutdown marker).
+func (rm *ReplicaManager) halt(err error, msg string) {
+	rm.logger.WithError(err).Error("FATAL " + msg)
+	rm.exit(1)
 }
 
 // --- high watermark checkpoint ---
@@ -295,7 +334,7 @@ func (rm *ReplicaManager) startHighWaterMarksCheckPointThread() {
 	period := msDuration(rm.config.ReplicaHighWatermarkCheckpointIntervalMs)
 	rm.scheduler.Schedule("highwatermark-checkpoint", func() {
 		if err := rm.CheckpointHighWatermarks(); err != nil {
-			rm.logger.WithError(err).Error("Error while writing to highwatermark file")
+			rm.halt(err, "Error writing to highwatermark file: ")
 		}
 	}, 0, period)
 }
@@ -305,19 +344,22 @@ func (rm *ReplicaManager) startHighWaterMarksCheckPointThread() {
 func (rm *ReplicaManager) CheckpointHighWatermarks() error {
 	rm.hwCheckpointMu.Lock()
 	defer rm.hwCheckpointMu.Unlock()
+	// Only the directories that hold a replica now: a directory whose partitions are not
+	// created yet (after a restart, before their LeaderAndIsr) keeps its checkpoint.
 	byDir := map[string]map[common.TopicPartition]int64{}
-	for dir := range rm.highWatermarkCheckpoints {
-		byDir[dir] = map[common.TopicPartition]int64{}
-	}
 	for _, p := range rm.partitions() {
 		r := p.LocalReplica()
 		if r == nil || r.Log == nil {
 			continue
 		}
 		dir := parentDir(r.Log.Dir())
-		if m, ok := byDir[dir]; ok {
-			m[p.TopicPartition()] = r.HighWatermark().MessageOffset
+		if _, ok := rm.highWatermarkCheckpoints[dir]; !ok {
+			continue
 		}
+		if byDir[dir] == nil {
+			byDir[dir] = map[common.TopicPartition]int64{}
+		}
+		byDir[dir][p.TopicPartition()] = r.HighWatermark().MessageOffset
 	}
 	dirs := make([]string, 0, len(byDir))
 	for d := range byDir {
@@ -342,7 +384,7 @@ func (rm *ReplicaManager) Shutdown(checkpointHW bool) {
 	_ = rm.delayedProducePurgatory.Shutdown(contextBackground())
 	if checkpointHW {
 		if err := rm.CheckpointHighWatermarks(); err != nil {
-			rm.logger.WithError(err).Error("Error while writing to highwatermark file")
+			rm.halt(err, "Error writing to highwatermark file: ")
 		}
 	}
 	rm.logger.Info("Shut down completely")

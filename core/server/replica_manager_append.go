@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"path/filepath"
 
@@ -96,6 +97,14 @@ func (rm *ReplicaManager) appendToLocalLog(internalTopicsAllowed bool, entries [
 			continue
 		}
 		info, err := p.AppendRecordsToLeader(e.Records, requiredAcks)
+		if err != nil && isStorageError(err) {
+			// 0.10.2: a KafkaStorageException halts the broker, so a leader whose disk failed
+			// does not keep its partitions (every produce would fail until the disk is fixed)
+			// while in-sync followers could take over.
+			rm.halt(err, "Halting due to unrecoverable I/O error while handling produce request: ")
+			out[i] = logAppendResult{info: log.UnknownLogAppendInfo, err: fmt.Errorf("%w: %w", protocol.ErrUnknown, err)}
+			continue
+		}
 		if err != nil {
 			rm.meters(tp.Topic, func(m *metrics.BrokerTopicMetrics) { m.FailedProduceRequestRate.Mark(1) })
 			rm.markBytesRejected(tp.Topic, e.Records, err)

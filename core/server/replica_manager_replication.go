@@ -25,7 +25,11 @@ import (
 //     replica.lag.time.max.ms; ISR changes go to ZooKeeper with a zkVersion-conditional write,
 //     and, batched, to /isr_change_notification for the controller.
 //   - Becoming a follower truncates the log to the HW first: what lies above it was never
-//     committed and the new leader may not have it.
+//     committed and the new leader may not have it. This loses an acknowledged message when the
+//     follower's HW still trails the leader's and the follower then becomes leader (the double
+//     failure of KIP-101). With zkafka.leader.epoch.truncation.enable the fetcher truncates
+//     instead, to where the new leader says the follower's latest leader epoch ends (Kafka 0.11;
+//     replica_fetcher_leader_epoch.go).
 //
 // Lock order (extending the package's): ReplicaManager.replicaStateChangeLock ->
 // AbstractFetcherManager.mapLock -> AbstractFetcherThread.partitionMapLock ->
@@ -142,7 +146,8 @@ type followerTransition struct {
 //     the checkpoint file; KAFKA-1647);
 //  2. stop fetching those partitions from the old leaders;
 //  3. truncate each log to its high watermark: what lies above it may never have been
-//     committed, and the new leader may not have it (it is fetched again if it does);
+//     committed, and the new leader may not have it (it is fetched again if it does); with
+//     leader-epoch truncation this step is the fetcher's, before its first fetch;
 //  4. release produces and fetches waiting on them (they now fail with NotLeader);
 //  5. start fetching from the new leaders at the log end offset (unless shutting down).
 //
@@ -195,16 +200,20 @@ func (r *replicaManagerReplication) makeFollowers(controllerID, epoch int32, tra
 			rm.localBrokerID, controllerID, epoch, correlationID, p.TopicPartition())
 	}
 
-	truncate := make(map[common.TopicPartition]int64, len(toFollow))
-	for _, p := range toFollow {
-		r, err := p.GetOrCreateReplica(rm.localBrokerID)
-		if err != nil {
+	// With leader-epoch truncation the fetcher truncates instead, once the new leader has said
+	// where this replica's latest epoch ends (replica_fetcher_leader_epoch.go; Kafka 0.11).
+	if !rm.config.LeaderEpochTruncationEnable {
+		truncate := make(map[common.TopicPartition]int64, len(toFollow))
+		for _, p := range toFollow {
+			r, err := p.GetOrCreateReplica(rm.localBrokerID)
+			if err != nil {
+				return fail(err)
+			}
+			truncate[p.TopicPartition()] = r.HighWatermark().MessageOffset
+		}
+		if err := rm.logManager.TruncateTo(truncate); err != nil {
 			return fail(err)
 		}
-		truncate[p.TopicPartition()] = r.HighWatermark().MessageOffset
-	}
-	if err := rm.logManager.TruncateTo(truncate); err != nil {
-		return fail(err)
 	}
 	for _, p := range toFollow {
 		key := purgatory.NewTopicPartitionOperationKey(p.TopicPartition())
@@ -278,7 +287,7 @@ func (rm *ReplicaManager) ReplicaFetcherManager() *ReplicaFetcherManager {
 	return rm.replication.replicaFetcherManager
 }
 
-func sortedTopicPartitions(set map[common.TopicPartition]struct{}) []common.TopicPartition {
+func sortedTopicPartitions[V any](set map[common.TopicPartition]V) []common.TopicPartition {
 	out := make([]common.TopicPartition, 0, len(set))
 	for tp := range set {
 		out = append(out, tp)

@@ -133,8 +133,15 @@ func (c *replicationCluster) writeState(s partitionState) int32 {
 // updateMetadata tells every live broker (or just to) who is alive, with the given states.
 func (c *replicationCluster) updateMetadata(states []partitionState, to ...int32) {
 	c.t.Helper()
+	c.updateMetadataLive(states, c.live(), to...)
+}
+
+// updateMetadataLive is updateMetadata announcing the brokers in live as alive (a broker that
+// died but is still registered in ZooKeeper is alive to the controller).
+func (c *replicationCluster) updateMetadataLive(states []partitionState, live []int32, to ...int32) {
+	c.t.Helper()
 	ur := &protocol.UpdateMetadataRequest{Version: 3, ControllerID: 0, ControllerEpoch: c.epoch}
-	for _, id := range c.live() {
+	for _, id := range live {
 		ur.LiveBrokers = append(ur.LiveBrokers, protocol.UpdateMetadataRequestLiveBroker{ID: id,
 			EndPoints: []protocol.UpdateMetadataRequestLiveBrokerEndPoint{{Port: c.ports[id], Host: "127.0.0.1", ListenerName: "PLAINTEXT"}}})
 	}
@@ -200,9 +207,19 @@ func (c *replicationCluster) replica(id int32, tp common.TopicPartition) (leo, h
 // error code and base offset.
 func (c *replicationCluster) produce(leader int32, tp common.TopicPartition, acks int16, n int) (int16, int64) {
 	c.t.Helper()
+	values := make([]string, n)
+	for i := range values {
+		values[i] = fmt.Sprintf("m%d", i)
+	}
+	return c.produceValues(leader, tp, acks, values...)
+}
+
+// produceValues sends one message per value to the leader with the given acks.
+func (c *replicationCluster) produceValues(leader int32, tp common.TopicPartition, acks int16, values ...string) (int16, int64) {
+	c.t.Helper()
 	b := record.NewMemoryRecordsBuilder(record.MagicValueV1, record.NONE, record.CreateTime, 0, 0, 0)
-	for i := 0; i < n; i++ {
-		if _, err := b.Append(time.Now().UnixMilli(), nil, []byte(fmt.Sprintf("m%d", i))); err != nil {
+	for _, v := range values {
+		if _, err := b.Append(time.Now().UnixMilli(), nil, []byte(v)); err != nil {
 			c.t.Fatal(err)
 		}
 	}

@@ -48,14 +48,20 @@ type Client struct {
 type Option func(*options)
 
 type options struct {
-	dialer gozk.Dialer
-	log    *logrus.Entry
+	dialer    gozk.Dialer
+	log       *logrus.Entry
+	eventHook func(desc string)
 }
 
 // WithDialer makes the session connect through dialer (tests pass a
 // SessionCapture's Dial to learn the session id and password, or a proxy).
 // The separate connection that creates a missing chroot does not use it.
 func WithDialer(dialer gozk.Dialer) Option { return func(o *options) { o.dialer = dialer } }
+
+// WithEventHook runs hook on the event goroutine before each listener callback, with the
+// event's description (e.g. "Children of /brokers/ids"). Tests use it to make the event
+// goroutine slow, as a busy controller's is.
+func WithEventHook(hook func(desc string)) Option { return func(o *options) { o.eventHook = hook } }
 
 // WithLogger sets the logger (default: a logrus entry on the standard logger
 // with logger=org.I0Itec.zkclient.ZkClient).
@@ -126,7 +132,7 @@ func newClient(servers []string, chroot string, sessionTimeout, connectionTimeou
 		dataListeners:     map[string][]DataListener{},
 		closed:            make(chan struct{}),
 	}
-	c.eventThread = newZkEventThread(o.log)
+	c.eventThread = newZkEventThread(o.log, o.eventHook)
 	dialer := o.dialer
 	if dialer == nil {
 		dialer = net.DialTimeout

@@ -12,7 +12,8 @@ import (
 // rather than a channel: events are produced inside go-zookeeper's receive
 // goroutine, which must never block, and an event must never be dropped.
 type ZkEventThread struct {
-	log *logrus.Entry
+	log  *logrus.Entry
+	hook func(desc string) // WithEventHook
 
 	mu      sync.Mutex
 	queue   []zkEvent
@@ -29,9 +30,10 @@ type zkEvent struct {
 	run  func()
 }
 
-func newZkEventThread(log *logrus.Entry) *ZkEventThread {
+func newZkEventThread(log *logrus.Entry, hook func(desc string)) *ZkEventThread {
 	t := &ZkEventThread{
 		log:  log,
+		hook: hook,
 		wake: make(chan struct{}, 1),
 		quit: make(chan struct{}),
 		done: make(chan struct{}),
@@ -79,6 +81,9 @@ func (t *ZkEventThread) loop() {
 		default:
 		}
 		t.log.Debugf("Delivering event %s", ev.desc)
+		if t.hook != nil {
+			t.hook(ev.desc)
+		}
 		ev.run()
 	}
 }

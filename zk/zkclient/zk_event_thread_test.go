@@ -12,7 +12,7 @@ import (
 // while the consumer is slow: every event runs, one at a time, and each
 // producer's events keep their order.
 func TestZkEventThreadOrderAndNoDrops(t *testing.T) {
-	th := newZkEventThread(logrus.NewEntry(logrus.New()))
+	th := newZkEventThread(logrus.NewEntry(logrus.New()), nil)
 	const producers, perProducer = 4, 500
 	var mu sync.Mutex
 	seen := make([][]int, producers)

@@ -115,12 +115,28 @@ func (z *ZkUtils) GetAllBrokersInCluster() ([]BrokerInfo, error) {
 
 // GetBrokerInfo reads /brokers/ids/<id>; ok is false when it is not registered.
 func (z *ZkUtils) GetBrokerInfo(brokerID int32) (BrokerInfo, bool, error) {
-	data, _, ok, err := z.ReadDataMaybeNull(BrokerIdPath(brokerID))
+	b, _, ok, err := z.GetBrokerInfoAndEpoch(brokerID)
+	return b, ok, err
+}
+
+// GetBrokerInfoAndEpoch is GetBrokerInfo plus the registration's epoch: the zxid that created
+// the znode (czxid). A broker that registered again on a new session has a larger epoch even
+// when the controller never saw the id go, which is how the controller tells a restart from no
+// change.
+//
+// Kafka 0.10.2 has no broker epoch; later Kafka (KIP-380) reads the same czxid in
+// KafkaZkClient.getAllBrokerAndEpochsInCluster.
+func (z *ZkUtils) GetBrokerInfoAndEpoch(brokerID int32) (BrokerInfo, int64, bool, error) {
+	data, st, ok, err := z.ReadDataMaybeNull(BrokerIdPath(brokerID))
 	if err != nil || !ok {
-		return BrokerInfo{}, false, err
+		return BrokerInfo{}, 0, false, err
 	}
 	b, err := DecodeBrokerInfo(brokerID, data)
-	return b, err == nil, err
+	var epoch int64
+	if st != nil {
+		epoch = st.Czxid
+	}
+	return b, epoch, err == nil, err
 }
 
 // GetLeaderIsrAndEpochForPartition reads a partition's state node; ok is false

@@ -118,6 +118,9 @@ func newConfigDef() *kconfig.ConfigDef {
 	d.Define("producer.purgatory.purge.interval.requests", kconfig.INT, "1000", nil, kconfig.MEDIUM, "purgatory purge interval")
 	d.Define("unclean.leader.election.enable", kconfig.BOOLEAN, "true", nil, kconfig.HIGH, "allow non-ISR leader election (when false, the last ISR member is never removed from the ISR)")
 	d.Define("inter.broker.protocol.version", kconfig.STRING, "0.10.2-IV0", nil, kconfig.HIGH, "protocol for broker↔broker and controller requests; also selects broker znode JSON v4 vs v2")
+	// zkafka extension (not a 0.10.2 key): Kafka 0.11's leader-epoch truncation (KIP-101); every
+	// broker of a cluster must agree (KafkaServer refuses to start otherwise).
+	d.Define("zkafka.leader.epoch.truncation.enable", kconfig.BOOLEAN, "false", nil, kconfig.MEDIUM, "zkafka extension: followers truncate to the leader's end offset for their latest leader epoch (OffsetsForLeaderEpoch, leader-epoch-checkpoint) instead of to their high watermark; same value on every broker")
 	// Controller, leader balance, controlled shutdown
 	d.Define("controller.socket.timeout.ms", kconfig.INT, "30000", nil, kconfig.HIGH, "controller→broker channel timeout; also controlled-shutdown connect timeout")
 	d.Define("auto.leader.rebalance.enable", kconfig.BOOLEAN, "true", nil, kconfig.HIGH, "run preferred-leader rebalance task")

@@ -179,4 +179,6 @@ type Props struct {
 	// zkafka's own keys (Kafka exports metrics over JMX instead; docs/deviations.md)
 	MetricsHTTPHost string `config:"metrics.http.host"`
 	MetricsHTTPPort *int32 `config:"metrics.http.port"`
+	// Kafka 0.11's leader-epoch truncation (KIP-101) as an opt-in (docs/deviations.md).
+	LeaderEpochTruncationEnable bool `config:"zkafka.leader.epoch.truncation.enable"`
 }

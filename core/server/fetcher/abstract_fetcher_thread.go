@@ -16,6 +16,11 @@ import (
 	"github.com/zkafka/zkafka/core/cluster"
 )
 
+// ErrStalePartitionData is returned (wrapped) by ProcessPartitionData for data that must not be
+// appended because the partition changed hands while the fetch was in flight: the data is
+// dropped and the partition treated as failed (it is about to be removed or re-added).
+var ErrStalePartitionData = errors.New("stale partition data")
+
 // FetchRequest is a request a concrete fetcher built from the partition states.
 //
 // Kafka 0.10.2: kafka.server.AbstractFetcherThread.FetchRequest.
@@ -62,6 +67,24 @@ type FetcherHooks interface {
 	Fetch(ctx context.Context, req FetchRequest) ([]FetchedPartition, error)
 }
 
+// LogTruncationHooks are Kafka 0.11's additions to the fetcher for KIP-101: before a newly added
+// partition is fetched, its log is truncated to where the source broker says the partition's
+// latest local leader epoch ends. A thread uses them once IncludeLogTruncation is called.
+type LogTruncationHooks interface {
+	// BuildLeaderEpochRequest maps every truncating partition of states to its latest local
+	// leader epoch (called with the partition map lock held).
+	BuildLeaderEpochRequest(states []PartitionStateEntry) map[common.TopicPartition]int32
+	// FetchEpochsFromLeader asks the source broker where each epoch ends. Every partition gets
+	// an answer: on a failed exchange, an error code. Called without the lock; ctx is cancelled
+	// on shutdown.
+	FetchEpochsFromLeader(ctx context.Context, epochs map[common.TopicPartition]int32) map[common.TopicPartition]protocol.EpochEndOffset
+	// MaybeTruncate truncates each partition's log as its answer says and returns the offsets
+	// to fetch from next; the partitions whose answer is an error are returned in retry (they
+	// stay truncating and are held back for the fetch back-off). An error stops the thread.
+	// Called with the lock held.
+	MaybeTruncate(fetched map[common.TopicPartition]protocol.EpochEndOffset) (offsets map[common.TopicPartition]int64, retry []common.TopicPartition, err error)
+}
+
 // FetcherCloser may be implemented by hooks that hold resources, such as a connection to the
 // source broker: CloseFetcher runs once the loop has ended (Kafka's ReplicaFetcherThread
 // overrides shutdown to close its NetworkClient).
@@ -81,6 +104,7 @@ type AbstractFetcherThread struct {
 	sourceBroker   cluster.BrokerEndPoint
 	fetchBackOffMs int64
 	hooks          FetcherHooks
+	truncation     LogTruncationHooks // nil: 0.10.2's fetcher, no truncation phase
 	time           common.Time
 	logger         *logrus.Entry
 
@@ -124,6 +148,11 @@ func NewAbstractFetcherThread(name, clientID string, sourceBroker cluster.Broker
 	t.running.Store(true)
 	return t
 }
+
+// IncludeLogTruncation makes every partition added from now on start in the truncating state,
+// resolved through h before it is fetched (Kafka 0.11's includeLogTruncation). Call it before
+// Start.
+func (t *AbstractFetcherThread) IncludeLogTruncation(h LogTruncationHooks) { t.truncation = h }
 
 // Name is the thread's name, e.g. ReplicaFetcherThread-0-1.
 func (t *AbstractFetcherThread) Name() string { return t.name }
@@ -210,6 +239,11 @@ func (t *AbstractFetcherThread) await() {
 }
 
 func (t *AbstractFetcherThread) doWork() error {
+	if t.truncation != nil {
+		if err := t.maybeTruncate(); err != nil {
+			return err
+		}
+	}
 	t.partitionMapLock.Lock()
 	req := t.hooks.BuildFetchRequest(t.activeEntries())
 	t.partitionMapLock.Unlock()
@@ -219,6 +253,56 @@ func (t *AbstractFetcherThread) doWork() error {
 		return nil
 	}
 	return t.processFetchRequest(req)
+}
+
+// maybeTruncate is Kafka 0.11's AbstractFetcherThread.maybeTruncate: ask the source where the
+// truncating partitions' epochs end (without the lock: the answer may take a while), then, under
+// the lock, truncate the partitions that are still truncating on this thread and mark them
+// ready to fetch at the offset the hooks chose.
+func (t *AbstractFetcherThread) maybeTruncate() error {
+	now := t.time.Milliseconds()
+	t.partitionMapLock.Lock()
+	var ready []PartitionStateEntry
+	for _, e := range t.partitionStates.entries() {
+		if e.State.TruncatingLog && e.State.IsActive(now) {
+			ready = append(ready, e)
+		}
+	}
+	var epochs map[common.TopicPartition]int32
+	if len(ready) > 0 {
+		epochs = t.truncation.BuildLeaderEpochRequest(ready)
+	}
+	t.partitionMapLock.Unlock()
+	if len(epochs) == 0 {
+		return nil
+	}
+	fetched := t.truncation.FetchEpochsFromLeader(t.ctx, epochs)
+	if !t.IsRunning() {
+		return nil
+	}
+	t.partitionMapLock.Lock()
+	defer t.partitionMapLock.Unlock()
+	// Partitions removed (or re-added) while the answer was on its way are left alone.
+	current := make(map[common.TopicPartition]protocol.EpochEndOffset, len(fetched))
+	for tp, eo := range fetched {
+		if s, ok := t.partitionStates.get(tp); ok && s.TruncatingLog {
+			current[tp] = eo
+		}
+	}
+	if len(current) == 0 {
+		return nil
+	}
+	offsets, retry, err := t.truncation.MaybeTruncate(current)
+	if err != nil {
+		return err
+	}
+	for tp, offset := range offsets {
+		if s, ok := t.partitionStates.get(tp); ok {
+			t.partitionStates.updateAndMoveToEnd(tp, PartitionFetchState{Offset: offset, dueMs: s.dueMs})
+		}
+	}
+	t.delayLocked(retry, t.fetchBackOffMs)
+	return nil
 }
 
 // activeEntries lists every partition in order; BuildFetchRequest leaves out inactive ones.
@@ -270,8 +354,8 @@ func (t *AbstractFetcherThread) processResponse(req FetchRequest, data []Fetched
 		if !ok {
 			continue // removed while the fetch was in flight
 		}
-		if asked, ok := req.Offset(tp); !ok || asked != cur.Offset {
-			continue // the offset moved meanwhile (e.g. reset): this data is stale
+		if asked, ok := req.Offset(tp); !ok || asked != cur.Offset || cur.TruncatingLog {
+			continue // the offset moved meanwhile (e.g. reset), or the partition was re-added: stale data
 		}
 		switch code := fp.Data.ErrorCode(); code {
 		case 0:
@@ -282,6 +366,11 @@ func (t *AbstractFetcherThread) processResponse(req FetchRequest, data []Fetched
 			}
 			t.setLag(tp, fp.Data.HighWatermark()-newOffset)
 			if err := t.hooks.ProcessPartitionData(tp, cur.Offset, fp.Data); err != nil {
+				if errors.Is(err, ErrStalePartitionData) {
+					t.logger.Debugf("Dropped data for partition [%s,%d] offset %d: %v", tp.Topic, tp.Partition, cur.Offset, err)
+					markError(tp)
+					continue
+				}
 				if errors.Is(err, record.ErrCorruptRecord) {
 					t.logger.Errorf("Found invalid messages during fetch for partition [%s,%d] offset %d error %v",
 						tp.Topic, tp.Partition, cur.Offset, err)
@@ -350,7 +439,7 @@ func (t *AbstractFetcherThread) AddPartitions(partitionAndOffsets map[common.Top
 			}
 			offset = o
 		}
-		t.partitionStates.updateAndMoveToEnd(tp, NewPartitionFetchState(offset))
+		t.partitionStates.updateAndMoveToEnd(tp, PartitionFetchState{Offset: offset, TruncatingLog: t.truncation != nil})
 	}
 	t.signal()
 	return nil
@@ -360,11 +449,16 @@ func (t *AbstractFetcherThread) AddPartitions(partitionAndOffsets map[common.Top
 func (t *AbstractFetcherThread) DelayPartitions(tps []common.TopicPartition, delayMs int64) {
 	t.partitionMapLock.Lock()
 	defer t.partitionMapLock.Unlock()
+	t.delayLocked(tps, delayMs)
+}
+
+// delayLocked is DelayPartitions with partitionMapLock held.
+func (t *AbstractFetcherThread) delayLocked(tps []common.TopicPartition, delayMs int64) {
 	now := t.time.Milliseconds()
 	for _, tp := range tps {
 		cur, ok := t.partitionStates.get(tp)
 		if ok && cur.IsActive(now) {
-			t.partitionStates.updateAndMoveToEnd(tp, PartitionFetchState{Offset: cur.Offset, dueMs: now + delayMs})
+			t.partitionStates.updateAndMoveToEnd(tp, PartitionFetchState{Offset: cur.Offset, TruncatingLog: cur.TruncatingLog, dueMs: now + delayMs})
 		}
 	}
 	t.signal()

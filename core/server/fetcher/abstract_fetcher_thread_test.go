@@ -84,7 +84,7 @@ func (h *fakeHooks) BuildFetchRequest(states []PartitionStateEntry) FetchRequest
 	var active []common.TopicPartition
 	now := h.thread.Now()
 	for _, s := range states {
-		if s.State.IsActive(now) {
+		if s.State.IsReadyForFetch(now) {
 			req[s.TopicPartition] = s.State.Offset
 			active = append(active, s.TopicPartition)
 		}

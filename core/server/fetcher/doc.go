@@ -17,6 +17,17 @@
 // implements the FetcherHooks interface and passes it to NewAbstractFetcherThread; the
 // AbstractFetcherManager gets a CreateFetcherThread function in the same way.
 //
+// # Log truncation (Kafka 0.11, opt-in)
+//
+// A thread given LogTruncationHooks (IncludeLogTruncation; the replica fetcher does this with
+// zkafka.leader.epoch.truncation.enable) adds every partition in the truncating state: before
+// each fetch, the loop asks the source for the end offset of each truncating partition's latest
+// leader epoch (OffsetsForLeaderEpoch, without the lock), then, under the lock, lets the hooks
+// truncate and marks the partitions ready at the offsets they chose. Failed answers keep the
+// partition truncating and delay it by the back-off; a truncating partition is in no fetch
+// request, and data that arrives for one is stale and dropped. Kafka 0.11.0:
+// AbstractFetcherThread.maybeTruncate, PartitionFetchState.truncatingLog.
+//
 // # Invariants
 //
 //   - A partition's data is handed to ProcessPartitionData only while partitionMapLock is held,
@@ -33,8 +44,8 @@
 //
 //	AbstractFetcherManager.mapLock -> AbstractFetcherThread.partitionMapLock
 //
-// The hooks run with partitionMapLock held, except Fetch (network I/O) and
-// HandlePartitionsWithErrors, which may call DelayPartitions.
+// The hooks run with partitionMapLock held, except Fetch and FetchEpochsFromLeader (network I/O)
+// and HandlePartitionsWithErrors, which may call DelayPartitions.
 //
 // # Shutdown
 //

@@ -11,10 +11,14 @@ import (
 // and until when the partition is held back after an error (a DelayedItem in Kafka).
 //
 // Kafka 0.10.2: kafka.server.PartitionFetchState. The DelayedItem becomes an absolute due time
-// in milliseconds of the thread's clock; zero means active at once.
+// in milliseconds of the thread's clock; zero means active at once. TruncatingLog is Kafka 0.11's
+// truncatingLog (KIP-101), used only by a thread with LogTruncationHooks: the partition's log
+// must first be truncated to where the leader says its latest epoch ends, and is not fetched
+// until then.
 type PartitionFetchState struct {
-	Offset int64
-	dueMs  int64
+	Offset        int64
+	TruncatingLog bool
+	dueMs         int64
 }
 
 // NewPartitionFetchState is an active state at offset.
@@ -25,9 +29,20 @@ func NewPartitionFetchState(offset int64) PartitionFetchState {
 // IsActive reports whether the partition may be fetched at nowMs (its delay, if any, is over).
 func (s PartitionFetchState) IsActive(nowMs int64) bool { return nowMs >= s.dueMs }
 
+// IsReadyForFetch reports whether the partition goes into the next fetch request: active and
+// not waiting for its log truncation (Kafka 0.11's isReadyForFetch).
+func (s PartitionFetchState) IsReadyForFetch(nowMs int64) bool {
+	return s.IsActive(nowMs) && !s.TruncatingLog
+}
+
 // String formats like Kafka's "offset-isActive" (isActive evaluated at dueMs==0, as the state
-// has no clock of its own).
-func (s PartitionFetchState) String() string { return fmt.Sprintf("%d-%t", s.Offset, s.dueMs == 0) }
+// has no clock of its own), with "-truncating" appended while the log awaits its truncation.
+func (s PartitionFetchState) String() string {
+	if s.TruncatingLog {
+		return fmt.Sprintf("%d-%t-truncating", s.Offset, s.dueMs == 0)
+	}
+	return fmt.Sprintf("%d-%t", s.Offset, s.dueMs == 0)
+}
 
 // PartitionStateEntry is one partition with its state, in the thread's fetch order.
 type PartitionStateEntry struct {

@@ -342,6 +342,21 @@ func TestExecutorRecoversPanic(t *testing.T) {
 	timer := NewSystemTimer("panic", SystemTimerConfig{Logger: logrus.NewEntry(logger)})
 	defer timer.Shutdown()
 	var total atomic.Int32
+	// A delay-0 task runs at once only while the wheel's clock is within a tick of the wall
+	// clock; on a slow machine it lands in a bucket instead, which only AdvanceClock (the
+	// purgatory's reaper, in the broker) flushes. So the test drives the clock as the reaper does.
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				timer.AdvanceClock(5)
+			}
+		}
+	}()
 	timer.Add(&panicTask{})
 	timer.Add(newRecordingTask(0, common.NewMockTime(0), &total))
 	waitCount(t, &total, 1)

@@ -22,7 +22,11 @@ func generate() (map[string][]byte, error) {
 	var reg bytes.Buffer
 	reg.WriteString(header + "package protocol\n\n")
 	reqCases, respCases := "", ""
-	for _, a := range apis {
+	for i, a := range append(append([]api(nil), apis...), interBrokerAPIs...) {
+		requests, responses := schema.InterBrokerRequests[a.key], schema.InterBrokerResponses[a.key]
+		if i < len(apis) {
+			requests, responses = schema.Requests[a.key], schema.Responses[a.key]
+		}
 		var buf bytes.Buffer
 		buf.WriteString(header)
 		fmt.Fprintf(&buf, "package protocol\n\n")
@@ -33,8 +37,8 @@ func generate() (map[string][]byte, error) {
 			class   string
 			schemas []*types.Schema
 		}{
-			{a.request, "requests." + a.request, schema.Requests[a.key]},
-			{a.response, "requests." + a.response, schema.Responses[a.key]},
+			{a.request, "requests." + a.request, requests},
+			{a.response, "requests." + a.response, responses},
 		} {
 			byVersion := map[int16]*types.Schema{}
 			for v, s := range side.schemas {
@@ -71,6 +75,9 @@ func generate() (map[string][]byte, error) {
 			return nil, fmt.Errorf("formatting %s: %w\n%s", a.enum, err, src)
 		}
 		files[fmt.Sprintf("zz_generated_%02d_%s.go", a.key, strings.ToLower(a.enum))] = formatted
+		if i >= len(apis) {
+			continue
+		}
 		reqCases += fmt.Sprintf("\tcase %s:\n\t\treturn &%s{Version: version}\n", constName(a), a.request)
 		respCases += fmt.Sprintf("\tcase %s:\n\t\treturn &%s{Version: version}\n", constName(a), a.response)
 	}
@@ -105,8 +112,11 @@ func checkRoles(a api, used map[string]bool) error {
 // constName is the ApiKeys constant of package protocol for a.
 func constName(a api) string {
 	s := strings.TrimSuffix(a.request, "Request")
-	if s == "ListOffset" {
+	switch s {
+	case "ListOffset":
 		return "ListOffsets"
+	case "OffsetsForLeaderEpoch":
+		return "OffsetForLeaderEpoch"
 	}
 	return s
 }
@@ -139,8 +149,12 @@ func emitMessage(w *bytes.Buffer, a api, side, class string, m *structModel) {
 	sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
 	fmt.Fprintf(w, "// %s is the body of a %s %s (API key %d), versions %s.\n//\n",
 		m.name, constName(a), side, a.key, versionRange(all))
-	fmt.Fprintf(w, "// Kafka 0.10.2: org.apache.kafka.common.%s (schemas Protocol.%s_%s_V*).\n",
-		class, schemaPrefix(a), strings.ToUpper(side))
+	release, note := "0.10.2", ""
+	if a.key > 20 {
+		release, note = "0.11.0", "\n// A zkafka broker-to-broker extension: not in 0.10.2's ApiVersions table or ParseRequest."
+	}
+	fmt.Fprintf(w, "// Kafka %s: org.apache.kafka.common.%s (schemas Protocol.%s_%s_V*).%s\n",
+		release, class, schemaPrefix(a), strings.ToUpper(side), note)
 	emitStruct(w, m, true)
 	fmt.Fprintf(w, "// Key implements Message.\nfunc (m *%s) Key() ApiKeys { return %s }\n\n", m.name, constName(a))
 	fmt.Fprintf(w, "// GetVersion implements Message.\nfunc (m *%s) GetVersion() int16 { return m.Version }\n\n", m.name)

@@ -79,6 +79,15 @@ var apis = []api{
 		"DeleteTopicsResponse.TopicErrorCodes": "Topic"}},
 }
 
+// interBrokerAPIs are the zkafka broker-to-broker extensions (schema.InterBrokerRequests): their
+// codecs are generated like the others, but they stay out of the 0.10.2 registry, so
+// ParseRequest and ApiVersions never know them.
+var interBrokerAPIs = []api{
+	{23, "OFFSET_FOR_LEADER_EPOCH", "OffsetsForLeaderEpochRequest", "OffsetsForLeaderEpochResponse", roles{
+		"OffsetsForLeaderEpochRequest.Topics": "Topic", "OffsetsForLeaderEpochRequest.Topics.Partitions": "Partition",
+		"OffsetsForLeaderEpochResponse.Topics": "Topic", "OffsetsForLeaderEpochResponse.Topics.Partitions": "Partition"}},
+}
+
 // structModel is one generated Go struct: the union of the fields a schema path has over all
 // versions, and the distinct wire layouts of those versions.
 type structModel struct {
