@@ -71,6 +71,9 @@ type DelayedFetch struct {
 // NewDelayedFetch makes the operation; quota is the leader replication quota of a follower's
 // fetch (UnboundedQuota otherwise).
 func NewDelayedFetch(delayMs int64, md FetchMetadata, rm *ReplicaManager, quota ReplicaQuota, cb func([]FetchPartitionData)) *DelayedFetch {
+	if quota == nil {
+		quota = UnboundedQuota
+	}
 	d := &DelayedFetch{fetchMetadata: md, replicaManager: rm, quota: quota, responseCallback: cb}
 	d.Init(delayMs, d)
 	return d

@@ -32,6 +32,9 @@ func toFetchPartitionData(results []tpReadResult) []FetchPartitionData {
 // leader replication quota for a follower's fetch (UnboundedQuota otherwise).
 func (rm *ReplicaManager) FetchMessages(timeoutMs int64, replicaID, fetchMinBytes, fetchMaxBytes int32, hardMaxBytesLimit bool,
 	fetchInfos []PartitionFetchInfo, quota ReplicaQuota, cb func([]FetchPartitionData)) {
+	if quota == nil {
+		quota = UnboundedQuota
+	}
 	isFromFollower := replicaID >= 0
 	fetchOnlyFromLeader := replicaID != DebuggingReplicaID
 	fetchOnlyCommitted := !isValidBrokerID(replicaID)
