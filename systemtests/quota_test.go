@@ -254,21 +254,38 @@ func TestClientQuotaPerfTestMetrics(t *testing.T) {
 }
 
 // kafka-reassign-partitions.sh --execute --throttle adds a replica of a partition at the
-// throttled rate, and --verify removes the throttle configs once the move is complete. The
-// brokers run 0.10.2's defaults: the follower fetches 1 MiB (replica.fetch.max.bytes) at a time
-// and, while its throttle is exceeded, leaves the partition out and backs off for
-// replica.fetch.backoff.ms (1 s); the leader answers a throttled partition with nothing. Over
-// the 11 s window the back-off costs about 1/11 of the rate (0.10.2's arithmetic: 0.95 x the
-// throttle for 30 MB, 1.05 x for 6 MB, where the first, fixed, second of the rate lets 1 MiB
-// through at once). ZKAFKA_LONG=1 moves 30 MB and checks 1 MB/s +/- 15%; make test moves 6 MB
-// and checks [0.5, 1.5] x.
+// throttled rate, and --verify removes the throttle configs once the move is complete.
+//
+// The follower fetches replica.fetch.max.bytes (1 MiB) at a time and, while its throttle is
+// exceeded, leaves the partition out of its fetch and backs off for replica.fetch.backoff.ms
+// (1 s); the leader answers a throttled partition with nothing. Each back-off lets the follower's
+// windowed rate fall below the throttle, so with 0.10.2's defaults a move runs a little under
+// it: 0.10.2's arithmetic gives 0.95 x for 30 MiB (1.04 x for 6 MiB, where the first, fixed,
+// second of the rate lets 1 MiB through at once), and the brokers here measured 0.90-0.96 x.
+// "defaults" checks [0.75, 1.15] x on 30 MiB (ZKAFKA_LONG=1) and [0.5, 1.5] x on 6 MiB (make
+// test); "backoff-100ms" (ZKAFKA_LONG=1) shortens the back-off, as an operator tuning a throttle
+// would, and checks 1 MB/s +/- 15%.
 func TestReassignmentThrottle(t *testing.T) {
-	dataMB, lo, hi := 6, 0.5, 1.5
-	if long() {
-		dataMB, lo, hi = 30, 0.85, 1.15
-	}
+	t.Run("defaults", func(t *testing.T) {
+		if long() {
+			reassignThrottled(t, 30, nil, 0.75, 1.15)
+		} else {
+			reassignThrottled(t, 6, nil, 0.5, 1.5)
+		}
+	})
+	t.Run("backoff-100ms", func(t *testing.T) {
+		if !long() {
+			t.Skip("ZKAFKA_LONG=1 (make systemtest) runs the precise reassignment")
+		}
+		reassignThrottled(t, 30, map[string]string{"replica.fetch.backoff.ms": "100"}, 0.85, 1.15)
+	})
+}
+
+// reassignThrottled adds a replica on broker 1 to a partition of dataMB MiB on broker 0 with
+// --throttle 1000000 and checks the replication rate within [lo, hi] x the throttle.
+func reassignThrottled(t *testing.T, dataMB int, props map[string]string, lo, hi float64) {
 	const rate = int64(1_000_000)
-	c := newCluster(t, ClusterConfig{Brokers: 2})
+	c := newCluster(t, ClusterConfig{Brokers: 2, Properties: props})
 	s := scripts{t: t, dir: scriptsDir(t), zk: c.ZkConnect()}
 	ctx := within(t, 4*time.Minute)
 	const topic = "throttled"
@@ -350,8 +367,8 @@ func TestReassignmentThrottle(t *testing.T) {
 	}
 	moved := float64(size) / p.full.Sub(p.first).Seconds()
 	overall := float64(size) / took.Seconds()
-	t.Logf("reassignment of %d bytes with --throttle %d: data moved in %v, %.0f B/s (%+.1f%%); --execute to --verify completed %v, %.0f B/s (%+.1f%%)",
-		size, rate, p.full.Sub(p.first).Round(time.Millisecond), moved, (moved/float64(rate)-1)*100,
+	t.Logf("reassignment of %d bytes with --throttle %d (%v): data moved in %v, %.0f B/s (%+.1f%%); --execute to --verify completed %v, %.0f B/s (%+.1f%%)",
+		size, rate, props, p.full.Sub(p.first).Round(time.Millisecond), moved, (moved/float64(rate)-1)*100,
 		took.Round(time.Millisecond), overall, (overall/float64(rate)-1)*100)
 	checkRate(t, "replication under the throttle", moved, float64(rate), lo, hi)
 	if !strings.Contains(verifyOut, "Throttle was removed.") {
