@@ -69,7 +69,8 @@ func TestOldToolsQuickstartThroughScripts(t *testing.T) {
 	var errs []*bytes.Buffer
 	for i := 0; i < 2; i++ {
 		cmd := exec.Command(filepath.Join(s.dir, "kafka-console-consumer.sh"), "--zookeeper", s.zk, "--topic", "test",
-			"--consumer-property", "group.id=live", "--consumer-property", "rebalance.backoff.ms=500")
+			"--consumer-property", "group.id=live", "--consumer-property", "rebalance.backoff.ms=500",
+			"--consumer-property", "auto.commit.interval.ms=200")
 		var e bytes.Buffer
 		cmd.Stderr = &e
 		if err := cmd.Start(); err != nil {
@@ -92,6 +93,18 @@ func TestOldToolsQuickstartThroughScripts(t *testing.T) {
 	ids := regexp.MustCompile(`(?m)^test\s+[01]\s+\S+\s+\S+\s+\S+\s+(live_\S+)`).FindAllStringSubmatch(out, -1)
 	if len(ids) != 2 || ids[0][1] == ids[1][1] {
 		t.Fatalf("describe must show both live owners:\n%s", out)
+	}
+	// The checker, as 0.10.2's, exits on a group with no offsets directory: the members commit
+	// the offsets they reset to on the short auto-commit interval set above.
+	if err := WaitFor(within(t, 60*time.Second), func() string { return "the live group's offsets in ZooKeeper" }, func() bool {
+		for _, p := range []string{"/consumers/live/offsets/test/0", "/consumers/live/offsets/test/1"} {
+			if ok, err := zk.PathExists(p); err != nil || !ok {
+				return false
+			}
+		}
+		return true
+	}); err != nil {
+		t.Fatal(err)
 	}
 	out = s.run(ctx, "kafka-consumer-offset-checker.sh", "--zookeeper", s.zk, "--group", "live", "--topic", "test")
 	if n := len(regexp.MustCompile(`(?m)^live\s+test\s+[01]\s+\S+\s+\d+\s+\S+\s+live_\S+-0$`).FindAllString(out, -1)); n != 2 {
