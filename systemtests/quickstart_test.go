@@ -185,4 +185,34 @@ func TestQuickstart(t *testing.T) {
 			t.Errorf("message %d: offset %d key %q value %q, want key %q value %q", i, got[i].Offset, got[i].Key, got[i].Value, w.key, w.value)
 		}
 	}
+
+	// Step 5 (issue 15): start a consumer (the new consumer, --bootstrap-server), from the beginning, keys
+	// printed; its group comes from --consumer-property group.id, and a second run in that group
+	// starts from the offsets the first committed.
+	consume := func(args ...string) (string, string) {
+		t.Helper()
+		cmd := exec.CommandContext(ctx, filepath.Join(s.dir, "kafka-console-consumer.sh"), append([]string{"--bootstrap-server", broker, "--topic", "test"}, args...)...)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("kafka-console-consumer.sh %v: %v\n%s", args, err, stderr.String())
+		}
+		return stdout.String(), stderr.String()
+	}
+	stdout, stderr := consume("--from-beginning", "--max-messages", "4", "--property", "print.key=true")
+	if want := "null\tThis is a message\nnull\tThis is another message\nuser1\tfirst keyed message\nuser2\tsecond keyed: message\n"; stdout != want {
+		t.Fatalf("console consumer printed %q, want %q (stderr %s)", stdout, want, stderr)
+	}
+	if !strings.Contains(stderr, "Processed a total of 4 messages") {
+		t.Fatalf("console consumer stderr: %q", stderr)
+	}
+	// (max.poll.records=2: the consumer commits the position of every record poll returned.)
+	stdout, _ = consume("--from-beginning", "--max-messages", "2", "--consumer-property", "group.id=qs", "--consumer-property", "max.poll.records=2")
+	if stdout != "This is a message\nThis is another message\n" {
+		t.Fatalf("group qs first run printed %q", stdout)
+	}
+	stdout, _ = consume("--max-messages", "2", "--consumer-property", "group.id=qs")
+	if stdout != "first keyed message\nsecond keyed: message\n" {
+		t.Fatalf("group qs second run printed %q", stdout)
+	}
 }

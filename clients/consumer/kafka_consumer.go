@@ -253,7 +253,12 @@ func (c *KafkaConsumer[K, V]) SubscribePattern(pattern *regexp.Regexp, listener 
 		listener = NoOpConsumerRebalanceListener{}
 	}
 	c.log.Debugf("Subscribed to pattern: %s", pattern)
-	if err := c.subscriptions.SubscribePattern(pattern, listener); err != nil {
+	// Java's Matcher.matches: the whole topic name must match.
+	anchored, err := regexp.Compile("^(?:" + pattern.String() + ")$")
+	if err != nil {
+		return err
+	}
+	if err := c.subscriptions.SubscribePattern(anchored, listener); err != nil {
 		return err
 	}
 	c.metadata.SetNeedMetadataForAllTopics(true)

@@ -49,12 +49,23 @@ type Deps struct {
 // Run is kafka-console-consumer.sh: SIGINT and SIGTERM stop the consumer as Kafka's shutdown
 // hook does (the exit code is then 128 + the signal, as the JVM's).
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return RunWithSignals(Deps{})(ctx, args, stdout, stderr)
+}
+
+// RunWithSignals is Run with dependencies (tools/cmd/zkafka passes the new consumer).
+func RunWithSignals(deps Deps) func(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return func(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+		return runWithSignals(ctx, args, stdout, stderr, deps)
+	}
+}
+
+func runWithSignals(ctx context.Context, args []string, stdout, stderr io.Writer, deps Deps) int {
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	defer signal.Stop(sig)
-	code := RunWith(ctx, args, stdout, stderr, Deps{})
+	code := RunWith(ctx, args, stdout, stderr, deps)
 	select {
 	case s := <-sig:
 		if n, ok := s.(syscall.Signal); ok && code == 0 {

@@ -57,7 +57,7 @@ func commands() map[string]func(args []string, stdout, stderr io.Writer) int {
 		"broker-api-versions":        adminTool(brokerapiversions.Run),
 		"get-offset-shell":           adminTool(getoffsetshell.Run),
 		"consumer-groups":            adminTool(consumergroups.Run),
-		"console-consumer":           adminTool(consoleconsumer.Run),
+		"console-consumer":           adminTool(consoleconsumer.RunWithSignals(consoleconsumer.Deps{NewShinyConsumer: newShinyConsumer})),
 		"simple-consumer-shell":      adminTool(simpleconsumershell.Run),
 		"replica-verification":       adminTool(replicaverification.Run),
 		"consumer-offset-checker":    adminTool(offsetchecker.Run),
