@@ -65,3 +65,25 @@ func TestConsumerPerformanceOptions(t *testing.T) {
 		t.Fatalf("date %q", got)
 	}
 }
+
+// TestConsumerPerformanceNewConsumer: --broker-list (the new consumer, the default) reads the
+// whole topic through a group and prints the totals line.
+func TestConsumerPerformanceNewConsumer(t *testing.T) {
+	connect := zktest.Chroot(t)
+	b := brokertest.Start(t, connect, 0, nil)
+	b.CreateTopic(t, "perfnew", 2, nil)
+	brokertest.Produce(t, []string{b.Addr}, "perfnew", 2, 0, 30)
+	var out, errOut bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	code := RunConsumerPerformanceWith(ctx, []string{"--broker-list", b.Addr, "--topic", "perfnew", "--messages", "30", "--new-consumer"}, &out, &errOut,
+		Deps{NewConsumer: NewConsumerConsume})
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	lines := strings.Split(strings.TrimRight(out.String(), "\n"), "\n")
+	if len(lines) != 2 || lines[0] != "start.time, end.time, data.consumed.in.MB, MB.sec, data.consumed.in.nMsg, nMsg.sec" ||
+		!regexp.MustCompile(`^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d:\d{3}, \d{4}-\d\d-\d\d \d\d:\d\d:\d\d:\d{3}, 0\.0002, ([0-9.]+|Infinity), 30, ([0-9.]+|Infinity)$`).MatchString(lines[1]) {
+		t.Fatalf("output %q", out.String())
+	}
+}

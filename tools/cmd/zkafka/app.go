@@ -61,13 +61,15 @@ func commands() map[string]func(args []string, stdout, stderr io.Writer) int {
 		"simple-consumer-shell":      adminTool(simpleconsumershell.Run),
 		"replica-verification":       adminTool(replicaverification.Run),
 		"consumer-offset-checker":    adminTool(offsetchecker.Run),
-		"consumer-perf-test":         adminTool(perf.RunConsumerPerformance),
-		"producer-perf-test":         perfTool(perf.RunProducerPerformance),
-		"console-producer":           interruptible(consoleproducer.Run),
-		"verifiable-producer":        interruptible(verifiable.Run),
-		"dump-log-segments":          dumplogsegments.Main,
-		"server-start":               serverstart.Run,
-		"server-stop":                serverstop.Run,
+		"consumer-perf-test": adminTool(func(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+			return perf.RunConsumerPerformanceWith(ctx, args, stdout, stderr, perf.Deps{NewConsumer: perf.NewConsumerConsume})
+		}),
+		"producer-perf-test":  perfTool(perf.RunProducerPerformance),
+		"console-producer":    interruptible(consoleproducer.Run),
+		"verifiable-producer": interruptible(verifiable.Run),
+		"dump-log-segments":   dumplogsegments.Main,
+		"server-start":        serverstart.Run,
+		"server-stop":         serverstop.Run,
 	}
 }
 
