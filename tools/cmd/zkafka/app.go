@@ -67,6 +67,7 @@ func commands() map[string]func(args []string, stdout, stderr io.Writer) int {
 		"producer-perf-test":  perfTool(perf.RunProducerPerformance),
 		"console-producer":    interruptible(consoleproducer.Run),
 		"verifiable-producer": interruptible(verifiable.Run),
+		"verifiable-consumer": interruptible(verifiable.RunConsumer),
 		"dump-log-segments":   dumplogsegments.Main,
 		"server-start":        serverstart.Run,
 		"server-stop":         serverstop.Run,

@@ -47,7 +47,7 @@ var scriptTable = []Script{
 	{"kafka-simple-consumer-shell.sh", "simple-consumer-shell", "kafka.tools.SimpleConsumerShell", Done, 16},
 	{"kafka-streams-application-reset.sh", "streams-application-reset", "kafka.tools.StreamsResetter", OutOfScope, 0},
 	{"kafka-topics.sh", "topics", "kafka.admin.TopicCommand", Done, 7},
-	{"kafka-verifiable-consumer.sh", "verifiable-consumer", "org.apache.kafka.tools.VerifiableConsumer", Later, 0},
+	{"kafka-verifiable-consumer.sh", "verifiable-consumer", "org.apache.kafka.tools.VerifiableConsumer", Done, 15},
 	{"kafka-verifiable-producer.sh", "verifiable-producer", "org.apache.kafka.tools.VerifiableProducer", Done, 14},
 	{"zookeeper-security-migration.sh", "zookeeper-security-migration", "kafka.admin.ZkSecurityMigrator", Later, 0},
 	{"zookeeper-server-start.sh", "zookeeper-server-start", "org.apache.zookeeper.server.quorum.QuorumPeerMain", Done, 2},
