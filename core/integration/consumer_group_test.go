@@ -63,11 +63,11 @@ func (s *saramaMember) snapshot() (map[int32]bool, []consumed) {
 	return c, append([]consumed(nil), s.records...)
 }
 
-// Two zkafka consumers and a sarama ConsumerGroup member split 12 partitions with range and
+// Two zkafka consumers, a sarama ConsumerGroup member and a kafka-python KafkaConsumer split 12 partitions with range and
 // with roundrobin: every partition has one owner, every record is consumed once, by its
 // partition's owner; the offsets the zkafka members committed are read back equal by sarama's
-// OffsetManager.
-func TestConsumerGroupMixedWithSarama(t *testing.T) {
+// OffsetManager and by kafka-python.
+func TestConsumerGroupMixedClients(t *testing.T) {
 	b := startTestBroker(t, map[string]string{"group.initial.rebalance.delay.ms": "0"})
 	b.createTopic(t, "cg", 12, nil)
 	for _, strategy := range []struct{ kafka, sarama string }{
@@ -112,6 +112,16 @@ func TestConsumerGroupMixedWithSarama(t *testing.T) {
 			}()
 			defer func() { cancel(); <-sdone; sg.Close() }()
 
+			var py *pyMember
+			if pythonAvailable() {
+				py = startPyMember(t, b.addr, "cg", group, strategy.sarama)
+			} else {
+				t.Log("kafka-python not installed: the group has three members")
+			}
+			share := 4
+			if py != nil {
+				share = 3
+			}
 			// Each zkafka member polls on its own goroutine, as an application does.
 			zms := make([]*zkMember, len(zs))
 			for i, c := range zs {
@@ -127,11 +137,15 @@ func TestConsumerGroupMixedWithSarama(t *testing.T) {
 				claims, _ := sm.snapshot()
 				a0, _ := zms[0].snapshot()
 				a1, _ := zms[1].snapshot()
-				if len(a0) == 4 && len(a1) == 4 && len(claims) == 4 {
+				var pa []int32
+				if py != nil {
+					pa, _ = py.snapshot()
+				}
+				if len(a0) == share && len(a1) == share && len(claims) == share && (py == nil || len(pa) == share) {
 					break
 				}
 				if time.Now().After(deadline) {
-					t.Fatalf("group not stable: %v %v %v", a0, a1, claims)
+					t.Fatalf("group not stable: %v %v %v %v", a0, a1, claims, pa)
 				}
 				time.Sleep(20 * time.Millisecond)
 			}
@@ -149,6 +163,15 @@ func TestConsumerGroupMixedWithSarama(t *testing.T) {
 				}
 				owner[p] = "sarama"
 			}
+			if py != nil {
+				pa, _ := py.snapshot()
+				for _, p := range pa {
+					if owner[p] != "" {
+						t.Fatalf("partition %d owned twice", p)
+					}
+					owner[p] = "python"
+				}
+			}
 			if len(owner) != 12 {
 				t.Fatalf("owners %v", owner)
 			}
@@ -163,7 +186,12 @@ func TestConsumerGroupMixedWithSarama(t *testing.T) {
 				_, s := sm.snapshot()
 				_, r0 := zms[0].snapshot()
 				_, r1 := zms[1].snapshot()
-				return len(r0) + len(r1) + len(s)
+				n := len(r0) + len(r1) + len(s)
+				if py != nil {
+					_, pr := py.snapshot()
+					n += len(pr)
+				}
+				return n
 			}
 			deadline = time.Now().Add(60 * time.Second)
 			for total() < 600+int(sum(base)) {
@@ -181,8 +209,16 @@ func TestConsumerGroupMixedWithSarama(t *testing.T) {
 				}
 			}
 			_, srecs := sm.snapshot()
+			var precs []consumed
+			if py != nil {
+				py.stop()
+				_, precs = py.snapshot()
+				if py.err != nil {
+					t.Fatal(py.err)
+				}
+			}
 			seen := map[common.TopicPartition]map[int64]string{}
-			for _, list := range [][]consumed{zrecs[0], zrecs[1], srecs} {
+			for _, list := range [][]consumed{zrecs[0], zrecs[1], srecs, precs} {
 				for _, r := range list {
 					if r.offset < base[r.tp.Partition] {
 						continue // consumed before this run's records (the range run's data)
@@ -198,6 +234,16 @@ func TestConsumerGroupMixedWithSarama(t *testing.T) {
 					}
 					seen[r.tp][r.offset] = r.member
 				}
+			}
+			perMember := map[string]int{}
+			for _, byOffset := range seen {
+				for _, m := range byOffset {
+					perMember[m]++
+				}
+			}
+			t.Logf("records consumed per member: %v", perMember)
+			if py != nil && perMember["python"] != 150 {
+				t.Fatalf("kafka-python consumed %d of its 150 records", perMember["python"])
 			}
 			for p := int32(0); p < 12; p++ {
 				if n := len(seen[common.TopicPartition{Topic: "cg", Partition: p}]); n != 50 {
@@ -219,6 +265,14 @@ func TestConsumerGroupMixedWithSarama(t *testing.T) {
 				}
 			}
 			checkSaramaOffsets(t, b.addr, group, want)
+			if py != nil {
+				got := pythonCommitted(t, b.addr, group, "cg", 12)
+				for p, o := range want {
+					if got[p] != o {
+						t.Fatalf("partition %d: kafka-python reads committed offset %d, zkafka committed %d", p, got[p], o)
+					}
+				}
+			}
 		})
 	}
 }
