@@ -53,7 +53,9 @@ type pyMember struct {
 	done     chan struct{}
 }
 
-func pythonAvailable() bool { return exec.Command("/usr/bin/python3", "-c", "import kafka").Run() == nil }
+func pythonAvailable() bool {
+	return exec.Command("/usr/bin/python3", "-c", "import kafka").Run() == nil
+}
 
 func startPyMember(t *testing.T, addr, topic, group, strategy string) *pyMember {
 	t.Helper()
