@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"sort"
 	"sync"
 	"time"
@@ -123,7 +124,11 @@ func (m *Metadata) AwaitUpdate(lastVersion int, maxWaitMs int64) error {
 	if maxWaitMs < 0 {
 		return errors.New("Max time to wait for metadata updates should not be < 0 milli seconds")
 	}
-	deadline := time.Now().Add(time.Duration(maxWaitMs) * time.Millisecond)
+	wait := time.Duration(math.MaxInt64) // max.block.ms = Long.MaxValue (EndToEndLatency) must not overflow
+	if maxWaitMs < int64(wait/time.Millisecond) {
+		wait = time.Duration(maxWaitMs) * time.Millisecond
+	}
+	deadline := time.Now().Add(wait)
 	var timer *time.Timer
 	for {
 		m.mu.Lock()

@@ -87,3 +87,26 @@ func TestConsumerPerformanceNewConsumer(t *testing.T) {
 		t.Fatalf("output %q", out.String())
 	}
 }
+
+// TestEndToEndLatency: kafka.tools.EndToEndLatency's output: a progress line every 1000
+// messages, the average and the percentiles.
+func TestEndToEndLatency(t *testing.T) {
+	connect := zktest.Chroot(t)
+	b := brokertest.Start(t, connect, 0, nil)
+	b.CreateTopic(t, "e2e", 1, nil)
+	var out, errOut bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	if code := EndToEndLatency(ctx, []string{b.Addr, "e2e", "1500", "1", "100"}, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	if !regexp.MustCompile(`^0\t[0-9.]+(E-?\d+)?\n1000\t[0-9.]+(E-?\d+)?\nAvg latency: \d+\.\d{4} ms\n\nPercentiles: 50th = \d+, 99th = \d+, 99\.9th = \d+\n$`).MatchString(out.String()) {
+		t.Fatalf("output %q", out.String())
+	}
+	t.Logf("%s", out.String())
+	var e bytes.Buffer
+	if code := EndToEndLatency(ctx, []string{b.Addr, "e2e", "10", "0", "100"}, &out, &e); code != 1 ||
+		e.String() != "Exception in thread \"main\" java.lang.IllegalArgumentException: Latency testing requires synchronous acknowledgement. Please use 1 or all\n" {
+		t.Fatalf("acks 0: %d %q", code, e.String())
+	}
+}

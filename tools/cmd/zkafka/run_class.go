@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/zkafka/zkafka/tools/perf"
 	"github.com/zkafka/zkafka/tools/zkoffsets"
 )
 
@@ -13,6 +14,7 @@ import (
 var classOnlyTools = map[string]func(context.Context, []string, io.Writer, io.Writer) int{
 	"kafka.tools.ExportZkOffsets": zkoffsets.Export,
 	"kafka.tools.ImportZkOffsets": zkoffsets.Import,
+	"kafka.tools.EndToEndLatency": perf.EndToEndLatency,
 }
 
 // runClass implements `kafka-run-class.sh <MainClass> args...`: it maps Kafka's main class to the
