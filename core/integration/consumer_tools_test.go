@@ -4,12 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/IBM/sarama"
 
+	"github.com/zkafka/zkafka/clients/common"
+	"github.com/zkafka/zkafka/clients/consumer"
+	"github.com/zkafka/zkafka/tools/consumergroups"
 	"github.com/zkafka/zkafka/tools/verifiable"
 )
 
@@ -87,5 +91,29 @@ func TestVerifiableConsumerEvents(t *testing.T) {
 			t.Fatalf("sarama reads %d for partition %d", o, p)
 		}
 		pom.AsyncClose()
+	}
+}
+
+// kafka-consumer-groups --new-consumer --describe shows a KafkaConsumer member's consumer id
+// (client.id-<uuid>), host and client id, with its committed offsets and lag.
+func TestConsumerGroupsDescribesKafkaConsumer(t *testing.T) {
+	b := startTestBroker(t, nil)
+	b.createTopic(t, "cgd", 1, nil)
+	produceSarama(t, b.addr, "cgd", 0, 0, 10, sarama.CompressionNone)
+	c := newTestConsumer(t, b.addr, "group.id", "gd", "client.id", "describe-me", "auto.offset.reset", "earliest", "enable.auto.commit", "false")
+	if err := c.Subscribe([]string{"cgd"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	pollN(t, c, 10)
+	if err := c.CommitSync(map[common.TopicPartition]consumer.OffsetAndMetadata{{Topic: "cgd", Partition: 0}: {Offset: 7}}); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	if code := consumergroups.Run(context.Background(), []string{"--bootstrap-server", b.addr, "--describe", "--group", "gd"}, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	re := regexp.MustCompile(`(?m)^cgd\s+0\s+7\s+10\s+3\s+describe-me-[0-9a-f-]{36}\s+/127\.0\.0\.1\s+describe-me$`)
+	if !re.MatchString(out.String()) {
+		t.Fatalf("describe printed:\n%s%s", out.String(), errOut.String())
 	}
 }
