@@ -27,12 +27,17 @@ type saramaMember struct {
 	claims   map[int32]bool
 	records  []consumed
 	assigned chan struct{}
+	topic    string // "cg" when empty
 }
 
 func (s *saramaMember) Setup(sess sarama.ConsumerGroupSession) error {
 	s.mu.Lock()
 	s.claims = map[int32]bool{}
-	for _, p := range sess.Claims()["cg"] {
+	topic := s.topic
+	if topic == "" {
+		topic = "cg"
+	}
+	for _, p := range sess.Claims()[topic] {
 		s.claims[p] = true
 	}
 	s.mu.Unlock()
@@ -289,10 +294,15 @@ type zkMember struct {
 	quit    chan struct{}
 	done    chan struct{}
 	once    sync.Once
+	commit  bool // commitSync after each poll that returned records
 }
 
 func startZkMember(t *testing.T, name string, c *consumer.KafkaConsumer[[]byte, []byte]) *zkMember {
-	m := &zkMember{name: name, c: c, quit: make(chan struct{}), done: make(chan struct{})}
+	return startZkMemberCommitting(t, name, c, false)
+}
+
+func startZkMemberCommitting(t *testing.T, name string, c *consumer.KafkaConsumer[[]byte, []byte], commit bool) *zkMember {
+	m := &zkMember{name: name, c: c, quit: make(chan struct{}), done: make(chan struct{}), commit: commit}
 	go func() {
 		defer close(m.done)
 		for {
@@ -321,6 +331,14 @@ func startZkMember(t *testing.T, name string, c *consumer.KafkaConsumer[[]byte, 
 				m.records = append(m.records, consumed{name, tp, r.Offset})
 			}
 			m.mu.Unlock()
+			if m.commit && !recs.IsEmpty() {
+				if err := c.CommitSync(nil); err != nil {
+					m.mu.Lock()
+					m.err = fmt.Errorf("%s: commit: %w", name, err)
+					m.mu.Unlock()
+					return
+				}
+			}
 		}
 	}()
 	return m
