@@ -123,9 +123,11 @@ func TestConsumerGroupMixedClients(t *testing.T) {
 			} else {
 				t.Log("kafka-python not installed: the group has three members")
 			}
-			share := 4
-			if py != nil {
-				share = 3
+			var kc *kcatMember
+			if kcatAvailable() {
+				kc = startKcatMember(t, b.addr, "cg", group, strategy.sarama)
+			} else {
+				t.Log("kcat not installed: no kcat -G member")
 			}
 			// Each zkafka member polls on its own goroutine, as an application does.
 			zms := make([]*zkMember, len(zs))
@@ -142,15 +144,20 @@ func TestConsumerGroupMixedClients(t *testing.T) {
 				claims, _ := sm.snapshot()
 				a0, _ := zms[0].snapshot()
 				a1, _ := zms[1].snapshot()
-				var pa []int32
+				var pa, ka []int32
 				if py != nil {
 					pa, _ = py.snapshot()
 				}
-				if len(a0) == share && len(a1) == share && len(claims) == share && (py == nil || len(pa) == share) {
+				if kc != nil {
+					ka, _ = kc.snapshot()
+				}
+				// Stable: every member owns partitions, 12 in all.
+				if len(a0) > 0 && len(a1) > 0 && len(claims) > 0 && (py == nil || len(pa) > 0) && (kc == nil || len(ka) > 0) &&
+					len(a0)+len(a1)+len(claims)+len(pa)+len(ka) == 12 {
 					break
 				}
 				if time.Now().After(deadline) {
-					t.Fatalf("group not stable: %v %v %v %v", a0, a1, claims, pa)
+					t.Fatalf("group not stable: %v %v %v %v %v", a0, a1, claims, pa, ka)
 				}
 				time.Sleep(20 * time.Millisecond)
 			}
@@ -177,6 +184,15 @@ func TestConsumerGroupMixedClients(t *testing.T) {
 					owner[p] = "python"
 				}
 			}
+			if kc != nil {
+				ka, _ := kc.snapshot()
+				for _, p := range ka {
+					if owner[p] != "" {
+						t.Fatalf("partition %d owned twice", p)
+					}
+					owner[p] = "kcat"
+				}
+			}
 			if len(owner) != 12 {
 				t.Fatalf("owners %v", owner)
 			}
@@ -195,6 +211,10 @@ func TestConsumerGroupMixedClients(t *testing.T) {
 				if py != nil {
 					_, pr := py.snapshot()
 					n += len(pr)
+				}
+				if kc != nil {
+					_, kr := kc.snapshot()
+					n += len(kr)
 				}
 				return n
 			}
@@ -222,8 +242,13 @@ func TestConsumerGroupMixedClients(t *testing.T) {
 					t.Fatal(py.err)
 				}
 			}
+			var krecs []consumed
+			if kc != nil {
+				kc.stop()
+				_, krecs = kc.snapshot()
+			}
 			seen := map[common.TopicPartition]map[int64]string{}
-			for _, list := range [][]consumed{zrecs[0], zrecs[1], srecs, precs} {
+			for _, list := range [][]consumed{zrecs[0], zrecs[1], srecs, precs, krecs} {
 				for _, r := range list {
 					if r.offset < base[r.tp.Partition] {
 						continue // consumed before this run's records (the range run's data)
@@ -247,8 +272,13 @@ func TestConsumerGroupMixedClients(t *testing.T) {
 				}
 			}
 			t.Logf("records consumed per member: %v", perMember)
-			if py != nil && perMember["python"] != 150 {
-				t.Fatalf("kafka-python consumed %d of its 150 records", perMember["python"])
+			for _, m := range []string{"z0", "z1", "sarama", "python", "kcat"} {
+				if m == "python" && py == nil || m == "kcat" && kc == nil {
+					continue
+				}
+				if perMember[m] == 0 {
+					t.Fatalf("%s consumed nothing: %v", m, perMember)
+				}
 			}
 			for p := int32(0); p < 12; p++ {
 				if n := len(seen[common.TopicPartition{Topic: "cg", Partition: p}]); n != 50 {
