@@ -14,7 +14,7 @@ import (
 
 // Members leave and join while 100,000 records are consumed by a mixed group (zkafka members
 // committing after each poll, a sarama ConsumerGroup member marking each record, a kafka-python
-// member committing after each poll): a zkafka member leaves after a third of the records and a
+// member committing after each poll, a kcat -G member): a zkafka member leaves after a third of the records and a
 // new one joins after two thirds; every record is consumed exactly once, by a member that owned
 // its partition at the time.
 func TestConsumerGroupChurnExactlyOnce(t *testing.T) {
@@ -68,6 +68,10 @@ func TestConsumerGroupChurnExactlyOnce(t *testing.T) {
 	if pythonAvailable() {
 		py = startPyMember(t, b.addr, "churn", group, "range")
 	}
+	var kc *kcatMember
+	if kcatAvailable() {
+		kc = startKcatMember(t, b.addr, "churn", group, "range")
+	}
 	// Produce in the background, 1,000 records every 20 ms, so that members leave and join
 	// while records flow.
 	prodErr := make(chan error, 1)
@@ -83,6 +87,10 @@ func TestConsumerGroupChurnExactlyOnce(t *testing.T) {
 		if py != nil {
 			_, p := py.snapshot()
 			n += len(p)
+		}
+		if kc != nil {
+			_, k := kc.snapshot()
+			n += len(k)
 		}
 		return n
 	}
@@ -133,6 +141,10 @@ func TestConsumerGroupChurnExactlyOnce(t *testing.T) {
 	}
 	_, s := sm.snapshot()
 	lists = append(lists, s)
+	if kc != nil {
+		_, k := kc.snapshot()
+		lists = append(lists, k)
+	}
 	if py != nil {
 		_, p := py.snapshot()
 		lists = append(lists, p)
