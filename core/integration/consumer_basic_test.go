@@ -129,6 +129,26 @@ func TestConsumerAssignPollCommit(t *testing.T) {
 	if o, err := c.Committed(tp1); err != nil || o != nil {
 		t.Fatalf("committed tp1 %v %v", o, err)
 	}
+	// commitAsync: the callback runs on a later poll (or commit) of this goroutine.
+	var asyncDone map[common.TopicPartition]consumer.OffsetAndMetadata
+	var asyncErr error
+	called := false
+	if err := c.CommitAsync(map[common.TopicPartition]consumer.OffsetAndMetadata{tp1: {Offset: 250}}, func(o map[common.TopicPartition]consumer.OffsetAndMetadata, err error) {
+		called, asyncDone, asyncErr = true, o, err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); !called && time.Now().Before(deadline); {
+		if _, err := c.Poll(50 * time.Millisecond); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !called || asyncErr != nil || asyncDone[tp1].Offset != 250 {
+		t.Fatalf("commitAsync callback: %v %v %v", called, asyncDone, asyncErr)
+	}
+	if o, err := c.Committed(tp1); err != nil || o == nil || o.Offset != 250 {
+		t.Fatalf("committed tp1 after commitAsync %v %v", o, err)
+	}
 	begin, err := c.BeginningOffsets([]common.TopicPartition{tp0, tp1})
 	if err != nil || begin[tp0] != 0 || begin[tp1] != 0 {
 		t.Fatalf("beginning %v %v", begin, err)
