@@ -45,7 +45,7 @@ func TestKafkaConsumerCoordinatorFailoverSIGKILL(t *testing.T) {
 		kc, err := consumer.NewKafkaConsumerWith[[]byte, []byte](map[string]string{"bootstrap.servers": strings.Join(addrs, ","), "group.id": group,
 			"enable.auto.commit": "false", "auto.offset.reset": "earliest", "session.timeout.ms": "6000", "heartbeat.interval.ms": "1000",
 			"max.poll.records": "100", "request.timeout.ms": "15000", "metadata.max.age.ms": "5000"},
-			serialization.ByteArrayDeserializer{}, serialization.ByteArrayDeserializer{}, consumer.ConsumerOptions{Log: logrus.NewEntry(l)})
+			serialization.ByteArrayDeserializer{}, serialization.ByteArrayDeserializer{}, consumer.ConsumerOptions[[]byte, []byte]{Log: logrus.NewEntry(l)})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -45,6 +45,9 @@ type ConsumerCoordinator struct {
 	excludeInternalTopics bool
 	defaultCommitCallback OffsetCommitCallback
 	log                   *logrus.Entry
+	// onCommit is ConsumerInterceptors.onCommit (set by KafkaConsumer), called with every
+	// successful commit.
+	onCommit func(map[common.TopicPartition]OffsetAndMetadata)
 
 	// main goroutine only
 	nextAutoCommitDeadline int64
@@ -564,6 +567,9 @@ func (c *ConsumerCoordinator) sendOffsetCommitRequest(offsets map[common.TopicPa
 				}
 				return
 			}
+		}
+		if c.onCommit != nil {
+			c.onCommit(offsets)
 		}
 		f.Complete(struct{}{})
 	})

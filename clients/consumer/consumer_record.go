@@ -93,3 +93,22 @@ func (c *ConsumerRecords[K, V]) Count() int {
 
 // IsEmpty reports no records.
 func (c *ConsumerRecords[K, V]) IsEmpty() bool { return c.Count() == 0 }
+
+// Filter returns the records keep accepts, partition by partition (for interceptors).
+func (c *ConsumerRecords[K, V]) Filter(keep func(ConsumerRecord[K, V]) bool) *ConsumerRecords[K, V] {
+	out := map[common.TopicPartition][]ConsumerRecord[K, V]{}
+	var order []common.TopicPartition
+	for _, tp := range c.Partitions() {
+		var kept []ConsumerRecord[K, V]
+		for _, r := range c.records[tp] {
+			if keep(r) {
+				kept = append(kept, r)
+			}
+		}
+		if len(kept) > 0 {
+			out[tp] = kept
+			order = append(order, tp)
+		}
+	}
+	return newConsumerRecords(out, order)
+}

@@ -20,9 +20,11 @@ import (
 
 // ConsumerOptions carries what a Java client would name by class in its configuration and a Go
 // program passes as values, plus the logger and clock.
-type ConsumerOptions struct {
+type ConsumerOptions[K, V any] struct {
 	// Assignors replace partition.assignment.strategy.
 	Assignors []PartitionAssignor
+	// Interceptors are the interceptor.classes.
+	Interceptors []ConsumerInterceptor[K, V]
 	// MetricsReporters are the metric.reporters.
 	MetricsReporters []metrics.MetricsReporter
 	// Log receives the consumer's log lines under Kafka's logger names; nil writes WARN and
@@ -61,6 +63,7 @@ type KafkaConsumer[K, V any] struct {
 	log               *logrus.Entry
 	requestTimeoutMs  int64
 	retryBackoffMs    int64
+	interceptors      *ConsumerInterceptors[K, V]
 	closed            atomic.Bool
 	inUse             atomic.Bool
 }
@@ -72,11 +75,11 @@ type KafkaConsumer[K, V any] struct {
 //
 // Kafka 0.10.2: the KafkaConsumer constructors.
 func NewKafkaConsumer[K, V any](props map[string]string, kd serialization.Deserializer[K], vd serialization.Deserializer[V]) (*KafkaConsumer[K, V], error) {
-	return NewKafkaConsumerWith(props, kd, vd, ConsumerOptions{})
+	return NewKafkaConsumerWith(props, kd, vd, ConsumerOptions[K, V]{})
 }
 
 // NewKafkaConsumerWith is NewKafkaConsumer with options.
-func NewKafkaConsumerWith[K, V any](props map[string]string, kd serialization.Deserializer[K], vd serialization.Deserializer[V], opts ConsumerOptions) (*KafkaConsumer[K, V], error) {
+func NewKafkaConsumerWith[K, V any](props map[string]string, kd serialization.Deserializer[K], vd serialization.Deserializer[V], opts ConsumerOptions[K, V]) (*KafkaConsumer[K, V], error) {
 	given := make(map[string]string, len(props)+3)
 	for k, v := range props {
 		given[k] = v
@@ -101,7 +104,7 @@ func NewKafkaConsumerWith[K, V any](props map[string]string, kd serialization.De
 	return c, nil
 }
 
-func newKafkaConsumer[K, V any](cfg *ConsumerConfig, kd serialization.Deserializer[K], vd serialization.Deserializer[V], opts ConsumerOptions) (*KafkaConsumer[K, V], error) {
+func newKafkaConsumer[K, V any](cfg *ConsumerConfig, kd serialization.Deserializer[K], vd serialization.Deserializer[V], opts ConsumerOptions[K, V]) (*KafkaConsumer[K, V], error) {
 	log := opts.Log
 	if log == nil {
 		l := logrus.New()
@@ -138,6 +141,9 @@ func newKafkaConsumer[K, V any](cfg *ConsumerConfig, kd serialization.Deserializ
 		vd = d
 	}
 	c.keyDeserializer, c.valueDeserializer = kd, vd
+	if len(opts.Interceptors) > 0 {
+		c.interceptors = NewConsumerInterceptors(opts.Interceptors, log)
+	}
 	assignors := opts.Assignors
 	if len(assignors) == 0 {
 		for _, name := range cfg.PartitionAssignmentStrategy {
@@ -175,6 +181,9 @@ func newKafkaConsumer[K, V any](cfg *ConsumerConfig, kd serialization.Deserializ
 	if err != nil {
 		c.client.Close()
 		return nil, err
+	}
+	if c.interceptors != nil {
+		c.coordinator.onCommit = c.interceptors.OnCommit
 	}
 	c.fetcher = NewFetcher(c.client, c.metadata, c.subscriptions, FetcherConfig{MinBytes: cfg.FetchMinBytes, MaxBytes: cfg.FetchMaxBytes,
 		MaxWaitMs: cfg.FetchMaxWaitMs, FetchSize: cfg.MaxPartitionFetchBytes, MaxPollRecords: int(cfg.MaxPollRecords), CheckCrcs: cfg.CheckCrcs,
@@ -339,7 +348,7 @@ func (c *KafkaConsumer[K, V]) Poll(timeout time.Duration) (*ConsumerRecords[K, V
 			if c.fetcher.SendFetches() > 0 || c.client.HasPendingRequests() {
 				c.client.PollNoWakeup()
 			}
-			return newConsumerRecords(recs, order), nil
+			return c.interceptors.OnConsume(newConsumerRecords(recs, order)), nil
 		}
 		remaining = timeoutMs - (c.time.Milliseconds() - start)
 		if remaining <= 0 {
@@ -646,6 +655,7 @@ func (c *KafkaConsumer[K, V]) Close(timeout time.Duration) error {
 	c.coordinator.Close(min(timeout.Milliseconds(), c.requestTimeoutMs))
 	c.client.Close()
 	c.metrics.Close()
+	c.interceptors.Close()
 	c.keyDeserializer.Close()
 	c.valueDeserializer.Close()
 	c.log.Debug("The Kafka consumer has closed.")

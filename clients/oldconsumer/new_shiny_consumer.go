@@ -34,7 +34,7 @@ type NewShinyConsumer struct {
 // NewNewShinyConsumer builds the consumer from props and places it as the arguments say.
 func NewNewShinyConsumer(topic string, partition *int32, offset *int64, whitelist string, props map[string]string, timeoutMs int64, log *logrus.Entry) (*NewShinyConsumer, error) {
 	c, err := consumer.NewKafkaConsumerWith[[]byte, []byte](props, serialization.ByteArrayDeserializer{}, serialization.ByteArrayDeserializer{},
-		consumer.ConsumerOptions{Log: log})
+		consumer.ConsumerOptions[[]byte, []byte]{Log: log})
 	if err != nil {
 		return nil, err
 	}

@@ -31,7 +31,7 @@ func newTestConsumer(t *testing.T, addr string, kv ...string) *consumer.KafkaCon
 		props[kv[i]] = kv[i+1]
 	}
 	c, err := consumer.NewKafkaConsumerWith[[]byte, []byte](props, serialization.ByteArrayDeserializer{}, serialization.ByteArrayDeserializer{},
-		consumer.ConsumerOptions{Log: quietConsumerLog()})
+		consumer.ConsumerOptions[[]byte, []byte]{Log: quietConsumerLog()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,5 +252,50 @@ func TestConsumerResetPoliciesAndWakeup(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatal("position not reset after OFFSET_OUT_OF_RANGE")
 		}
+	}
+}
+
+// evenOnly is a ConsumerInterceptor keeping records at even offsets and counting commits.
+type evenOnly struct {
+	commits int
+	closed  bool
+}
+
+func (e *evenOnly) OnConsume(r *consumer.ConsumerRecords[[]byte, []byte]) (*consumer.ConsumerRecords[[]byte, []byte], error) {
+	return r.Filter(func(rec consumer.ConsumerRecord[[]byte, []byte]) bool { return rec.Offset%2 == 0 }), nil
+}
+func (e *evenOnly) OnCommit(map[common.TopicPartition]consumer.OffsetAndMetadata) error {
+	e.commits++
+	return nil
+}
+func (e *evenOnly) Close() { e.closed = true }
+
+// ConsumerInterceptors: onConsume filters what poll returns, onCommit sees each commit, close
+// closes them.
+func TestConsumerInterceptors(t *testing.T) {
+	b := startTestBroker(t, nil)
+	b.createTopic(t, "ci", 1, nil)
+	produceSarama(t, b.addr, "ci", 0, 0, 10, sarama.CompressionNone)
+	ic := &evenOnly{}
+	c, err := consumer.NewKafkaConsumerWith[[]byte, []byte](map[string]string{"bootstrap.servers": b.addr, "group.id": "ci",
+		"auto.offset.reset": "earliest", "enable.auto.commit": "false"}, serialization.ByteArrayDeserializer{}, serialization.ByteArrayDeserializer{},
+		consumer.ConsumerOptions[[]byte, []byte]{Log: quietConsumerLog(), Interceptors: []consumer.ConsumerInterceptor[[]byte, []byte]{ic}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Assign([]common.TopicPartition{{Topic: "ci", Partition: 0}}); err != nil {
+		t.Fatal(err)
+	}
+	recs := pollN(t, c, 5)
+	for _, r := range recs {
+		if r.Offset%2 != 0 {
+			t.Fatalf("interceptor let %d through", r.Offset)
+		}
+	}
+	if err := c.CommitSync(nil); err != nil || ic.commits != 1 {
+		t.Fatalf("commit %v, interceptor saw %d commits", err, ic.commits)
+	}
+	if err := c.Close(5 * time.Second); err != nil || !ic.closed {
+		t.Fatalf("close %v, interceptor closed %v", err, ic.closed)
 	}
 }

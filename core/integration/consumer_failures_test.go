@@ -47,7 +47,7 @@ func TestConsumerDeserializerFailure(t *testing.T) {
 	b.createTopic(t, "cd", 1, nil)
 	produceValues(t, b.addr, "cd", int32Bytes(1), int32Bytes(2), []byte("bad"), int32Bytes(4))
 	c, err := consumer.NewKafkaConsumerWith[[]byte, int32](map[string]string{"bootstrap.servers": b.addr, "auto.offset.reset": "earliest",
-		"group.id": "cd"}, serialization.ByteArrayDeserializer{}, serialization.IntegerDeserializer{}, consumer.ConsumerOptions{Log: quietConsumerLog()})
+		"group.id": "cd"}, serialization.ByteArrayDeserializer{}, serialization.IntegerDeserializer{}, consumer.ConsumerOptions[[]byte, int32]{Log: quietConsumerLog()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,7 +63,7 @@ func EndToEndLatency(ctx context.Context, args []string, stdout, stderr io.Write
 	cprops[consumer.KeyDeserializerClassConfig] = "org.apache.kafka.common.serialization.ByteArrayDeserializer"
 	cprops[consumer.ValueDeserializerClassConfig] = "org.apache.kafka.common.serialization.ByteArrayDeserializer"
 	cprops[consumer.FetchMaxWaitMsConfig] = "0"
-	c, err := consumer.NewKafkaConsumerWith[[]byte, []byte](cprops, nil, nil, consumer.ConsumerOptions{
+	c, err := consumer.NewKafkaConsumerWith[[]byte, []byte](cprops, nil, nil, consumer.ConsumerOptions[[]byte, []byte]{
 		Log: commandline.ToolsLogger(stderr, "org.apache.kafka.clients.consumer.KafkaConsumer")})
 	if err != nil {
 		return constructionFailure(stderr, err)

@@ -83,7 +83,7 @@ func RunConsumer(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	props[consumer.PartitionAssignmentStrategyConfig] = ns.String("assignmentStrategy")
 	props[consumer.KeyDeserializerClassConfig] = "org.apache.kafka.common.serialization.StringDeserializer"
 	props[consumer.ValueDeserializerClassConfig] = "org.apache.kafka.common.serialization.StringDeserializer"
-	c, err := consumer.NewKafkaConsumerWith[string, string](props, nil, nil, consumer.ConsumerOptions{
+	c, err := consumer.NewKafkaConsumerWith[string, string](props, nil, nil, consumer.ConsumerOptions[string, string]{
 		Log: commandline.ToolsLogger(stderr, "org.apache.kafka.clients.consumer.KafkaConsumer")})
 	if err != nil {
 		class := "org.apache.kafka.common.KafkaException"
