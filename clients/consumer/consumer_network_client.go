@@ -155,7 +155,8 @@ func (c *ConsumerNetworkClient) pollUntil(timeoutMs int64, condition func() bool
 	now := c.time.Milliseconds()
 	c.trySend(now)
 	if condition == nil || !condition() {
-		if len(c.pendingSnapshot()) > 0 {
+		// A completion to fire, or a wakeup that came before this poll: do not block.
+		if len(c.pendingSnapshot()) > 0 || !disableWakeup && c.wakeupsDisabled.Load() == 0 && c.wakeup.Load() {
 			timeoutMs = 0
 		}
 		c.client.Poll(max(timeoutMs, 0), now)

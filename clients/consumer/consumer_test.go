@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"testing"
+	"time"
 
 	"go.uber.org/goleak"
 
@@ -188,4 +189,42 @@ func TestRequestFuture(t *testing.T) {
 		}
 	}()
 	f.Complete(4)
+}
+
+// Wakeup before Poll (or during it, from another goroutine) makes Poll return ErrWakeup even
+// while it waits for a broker that does not answer; the consumer stays usable and closes.
+func TestWakeupWithoutBroker(t *testing.T) {
+	c, err := NewKafkaConsumerWith[[]byte, []byte](map[string]string{"bootstrap.servers": "127.0.0.1:1", "auto.offset.reset": "earliest"},
+		serialization.ByteArrayDeserializer{}, serialization.ByteArrayDeserializer{}, ConsumerOptions[[]byte, []byte]{Log: quietLog()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Poll(0); !errors.Is(err, ErrNoSubscription) {
+		t.Fatalf("poll before assign: %v", err)
+	}
+	if err := c.Assign(tps("t", 0)); err != nil {
+		t.Fatal(err)
+	}
+	c.Wakeup()
+	if _, err := c.Poll(time.Hour); !errors.Is(err, ErrWakeup) {
+		t.Fatalf("poll after wakeup: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := c.Poll(time.Hour); done <- err }()
+	time.Sleep(100 * time.Millisecond)
+	c.Wakeup()
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrWakeup) {
+			t.Fatalf("poll woken up: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("poll not woken up")
+	}
+	if err := c.Close(time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Poll(0); !errors.Is(err, ErrConsumerClosed) {
+		t.Fatalf("poll after close: %v", err)
+	}
 }
