@@ -188,3 +188,33 @@ func TestConsumerMaxPollInterval(t *testing.T) {
 	}
 	t.Fatalf("stuck member's partitions never reassigned: %v", slow.Assignment())
 }
+
+// The console consumer's new-consumer placements: --whitelist (a pattern over whole topic
+// names), --partition with --offset (a number or earliest), and the "Processed" line.
+func TestConsoleConsumerNewConsumerPlacements(t *testing.T) {
+	b := startTestBroker(t, nil)
+	b.createTopic(t, "cw1", 1, nil)
+	b.createTopic(t, "xcw2", 1, nil)
+	produceValues(t, b.addr, "cw1", []byte("a"), []byte("b"), []byte("c"))
+	produceValues(t, b.addr, "xcw2", []byte("x"))
+	deps := consoleconsumer.Deps{NewShinyConsumer: func(_ context.Context, a consoleconsumer.NewConsumerArgs) (oldconsumer.BaseConsumer, error) {
+		return oldconsumer.NewNewShinyConsumer(a.Topic, a.Partition, a.Offset, a.Whitelist, a.Props, a.TimeoutMs, quietConsumerLog())
+	}}
+	run := func(args ...string) (string, string) {
+		var out, errOut bytes.Buffer
+		code := consoleconsumer.RunWith(within(t, 60*time.Second), append([]string{"--bootstrap-server", b.addr, "--timeout-ms", "3000"}, args...), &out, &errOut, deps)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut.String())
+		}
+		return out.String(), errOut.String()
+	}
+	if out, errOut := run("--whitelist", "cw.*", "--from-beginning"); out != "a\nb\nc\n" || !strings.Contains(errOut, "Processed a total of 3 messages") {
+		t.Fatalf("--whitelist: %q %q", out, errOut)
+	}
+	if out, _ := run("--topic", "cw1", "--partition", "0", "--offset", "1"); out != "b\nc\n" {
+		t.Fatalf("--offset 1: %q", out)
+	}
+	if out, _ := run("--topic", "cw1", "--partition", "0", "--offset", "earliest", "--max-messages", "1"); out != "a\n" {
+		t.Fatalf("--offset earliest: %q", out)
+	}
+}
