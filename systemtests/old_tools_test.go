@@ -12,13 +12,11 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/zkafka/zkafka/clients/oldproducer"
 )
 
 // TestOldToolsQuickstartThroughScripts replays the 0.10.2 quick start with the old tools, through
-// bin/*.sh and the zkafka binary: create a topic, produce with the old producer (the library
-// kafka-console-producer.sh --old-producer runs), read it back with kafka-console-consumer.sh
+// bin/*.sh and the zkafka binary: create a topic, produce with the old producer (
+// kafka-console-producer.sh --old-producer, keyed), read it back with kafka-console-consumer.sh
 // --zookeeper, then two console consumers in one group share the partitions while
 // kafka-consumer-groups.sh --zookeeper and kafka-consumer-offset-checker.sh show the live owners;
 // SIGTERM stops them as Kafka's shutdown hook does; ExportZkOffsets runs through kafka-run-class.sh.
@@ -30,20 +28,20 @@ func TestOldToolsQuickstartThroughScripts(t *testing.T) {
 	if err := c.WaitServing(ctx, "test", 2); err != nil {
 		t.Fatal(err)
 	}
-	p, err := oldproducer.NewOldProducer(map[string]string{"metadata.broker.list": strings.Join(c.BootstrapServers(), ","),
-		"request.required.acks": "1", "client.id": "console-producer"}, oldproducer.Deps{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	// kafka-console-producer.sh --old-producer: the async Scala producer, flushed at end of input.
+	var input strings.Builder
 	for i := 0; i < 10; i++ {
-		if err := p.Send(ctx, "test", []byte(fmt.Sprintf("key%d", i)), []byte(fmt.Sprintf("This is message %d", i))); err != nil {
-			t.Fatal(err)
-		}
+		fmt.Fprintf(&input, "key%d\tThis is message %d\n", i, i)
 	}
-	p.Close()
+	prod := exec.CommandContext(ctx, filepath.Join(s.dir, "kafka-console-producer.sh"), "--old-producer", "--broker-list",
+		strings.Join(c.BootstrapServers(), ","), "--topic", "test", "--property", "parse.key=true", "--request-required-acks", "1")
+	prod.Stdin = strings.NewReader(input.String())
+	if out, err := prod.CombinedOutput(); err != nil {
+		t.Fatalf("console producer --old-producer: %v\n%s", err, out)
+	}
 
 	cmd := exec.CommandContext(ctx, filepath.Join(s.dir, "kafka-console-consumer.sh"), "--zookeeper", s.zk, "--topic", "test",
-		"--from-beginning", "--max-messages", "10", "--consumer-property", "group.id=quick")
+		"--from-beginning", "--max-messages", "10", "--consumer-property", "group.id=quick", "--property", "print.key=true")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -51,7 +49,7 @@ func TestOldToolsQuickstartThroughScripts(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimRight(stdout.String(), "\n"), "\n")
 	sort.Strings(lines)
-	if len(lines) != 10 || lines[0] != "This is message 0" || lines[9] != "This is message 9" {
+	if len(lines) != 10 || lines[0] != "key0\tThis is message 0" || lines[9] != "key9\tThis is message 9" {
 		t.Fatalf("console consumer printed %q", stdout.String())
 	}
 	if !strings.HasSuffix(stderr.String(), "Processed a total of 10 messages\n") {
