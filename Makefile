@@ -41,7 +41,8 @@ RACE_PKGS = \
 	./clients/producer/ \
 	./tools/perf/ \
 	./tools/consoleproducer/ \
-	./tools/verifiable/
+	./tools/verifiable/ \
+	./tools/mirrormaker/
 
 unit: ## every package's tests (real ZooKeeper for zk/*), plus the race detector where goroutines race by design
 	ZKAFKA_BIN=$(CURDIR)/bin/zkafka $(GO) test -count=1 -timeout 20m $(PKGS)

@@ -21,6 +21,7 @@ import (
 	"github.com/zkafka/zkafka/tools/consumergroups"
 	"github.com/zkafka/zkafka/tools/dumplogsegments"
 	"github.com/zkafka/zkafka/tools/getoffsetshell"
+	"github.com/zkafka/zkafka/tools/mirrormaker"
 	"github.com/zkafka/zkafka/tools/offsetchecker"
 	"github.com/zkafka/zkafka/tools/perf"
 	"github.com/zkafka/zkafka/tools/preferredelection"
@@ -61,6 +62,7 @@ func commands() map[string]func(args []string, stdout, stderr io.Writer) int {
 		"simple-consumer-shell":      adminTool(simpleconsumershell.Run),
 		"replica-verification":       adminTool(replicaverification.Run),
 		"consumer-offset-checker":    adminTool(offsetchecker.Run),
+		"mirror-maker":               adminTool(mirrormaker.Run),
 		"consumer-perf-test":         adminTool(perf.RunConsumerPerformance),
 		"producer-perf-test":         perfTool(perf.RunProducerPerformance),
 		"console-producer":           interruptible(consoleproducer.Run),

@@ -35,7 +35,7 @@ var scriptTable = []Script{
 	{"kafka-consumer-groups.sh", "consumer-groups", "kafka.admin.ConsumerGroupCommand", Done, 8},
 	{"kafka-consumer-offset-checker.sh", "consumer-offset-checker", "kafka.tools.ConsumerOffsetChecker", Done, 16},
 	{"kafka-consumer-perf-test.sh", "consumer-perf-test", "kafka.tools.ConsumerPerformance", Done, 16},
-	{"kafka-mirror-maker.sh", "mirror-maker", "kafka.tools.MirrorMaker", Later, 0},
+	{"kafka-mirror-maker.sh", "mirror-maker", "kafka.tools.MirrorMaker", Done, 16},
 	{"kafka-preferred-replica-election.sh", "preferred-replica-election", "kafka.admin.PreferredReplicaLeaderElectionCommand", Done, 7},
 	{"kafka-producer-perf-test.sh", "producer-perf-test", "org.apache.kafka.tools.ProducerPerformance", Done, 14},
 	{"kafka-reassign-partitions.sh", "reassign-partitions", "kafka.admin.ReassignPartitionsCommand", Done, 7},
