@@ -25,7 +25,8 @@ import (
 // Issue 16's MirrorMaker acceptance: kafka-mirror-maker (the zkafka binary, old consumer, two
 // streams) copies 100,000 keyed messages from one two-broker cluster to another, each cluster
 // under its own ZooKeeper chroot, while a source broker and then a target broker are SIGKILLed
-// (and restarted). Every message the source acknowledged (acks=all, replication factor 2) must be
+// (and restarted), and then the mirror maker itself is SIGKILLed and started again. Every message
+// the source acknowledged (acks=all, replication factor 2) must be
 // in the target (duplicates allowed and counted), and in the partition of the same number: both
 // topics have four partitions and both producers partition keys with murmur2.
 
@@ -171,7 +172,8 @@ func TestMirrorMakerCopiesThroughBrokerKills(t *testing.T) {
 	consumerConfig := filepath.Join(dir, "consumer.properties")
 	producerConfig := filepath.Join(dir, "producer.properties")
 	if err := os.WriteFile(consumerConfig, []byte(fmt.Sprintf("zookeeper.connect=%s\ngroup.id=mirror\nauto.offset.reset=smallest\n"+
-		"zookeeper.session.timeout.ms=6000\nconsumer.timeout.ms=1000\nrebalance.backoff.ms=1000\nrefresh.leader.backoff.ms=500\n",
+		"zookeeper.session.timeout.ms=6000\nconsumer.timeout.ms=1000\nrebalance.backoff.ms=1000\nrebalance.max.retries=30\n"+
+		"refresh.leader.backoff.ms=500\n",
 		src.ZkConnect())), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -179,8 +181,9 @@ func TestMirrorMakerCopiesThroughBrokerKills(t *testing.T) {
 		"metadata.max.age.ms=5000\nreconnect.backoff.ms=100\n", strings.Join(dst.BootstrapServers(), ","))), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	mm := startMirrorMaker(t, "--consumer.config", consumerConfig, "--producer.config", producerConfig, "--whitelist", topic,
-		"--num.streams", "2", "--offset.commit.interval.ms", "1000")
+	mmArgs := []string{"--consumer.config", consumerConfig, "--producer.config", producerConfig, "--whitelist", topic,
+		"--num.streams", "2", "--offset.commit.interval.ms", "1000"}
+	mm := startMirrorMaker(t, mmArgs...)
 
 	acked := &mmAcked{partition: map[string]int32{}}
 	produced := make(chan error, 1)
@@ -231,6 +234,15 @@ func TestMirrorMakerCopiesThroughBrokerKills(t *testing.T) {
 	}
 	waitCopied(copied.Load() + 20000)
 	restart(dst, 1)
+	// SIGKILL the mirror maker itself and start another: it resumes from the last commit, made
+	// only after a flush, so nothing is lost (what was copied after that commit comes twice).
+	waitCopied(copied.Load() + 5000)
+	t.Logf("SIGKILL the mirror maker with %d copied", copied.Load())
+	if err := syscall.Kill(-mm.cmd.Process.Pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-mm.done
+	mm = startMirrorMaker(t, mmArgs...)
 	if err := <-produced; err != nil {
 		t.Fatal(err)
 	}
@@ -294,6 +306,7 @@ func TestMirrorMakerCopiesThroughBrokerKills(t *testing.T) {
 	wrong := wrongPartition
 	mu.Unlock()
 	t.Logf("target: %d messages, %d distinct keys, %d duplicates", consumedTotal, len(seen), dups)
+
 	if wrong != 0 {
 		t.Fatalf("%d copies landed in another partition than their source", wrong)
 	}
