@@ -27,8 +27,10 @@ type MirrorMakerBaseConsumer interface {
 	// NotifyCommit tells the waiting rebalance that the commit is done.
 	NotifyCommit()
 	// RequestAndWaitForCommit asks the thread to flush and commit and waits until it has (or
-	// has stopped).
+	// has made its last commit).
 	RequestAndWaitForCommit()
+	// Done says the thread has made its last commit: a rebalance waiting for a commit goes on.
+	Done()
 }
 
 // MirrorMakerOldConsumer is a MirrorMakerBaseConsumer on one ZookeeperConsumerConnector with one
@@ -111,10 +113,13 @@ func (o *MirrorMakerOldConsumer) Receive() (oldconsumer.BaseConsumerRecord, erro
 		TimestampType: m.TimestampType, Key: m.Key(), Value: m.Message()}, nil
 }
 
-// Stop implements oldconsumer.BaseConsumer: as in Kafka it leaves the stream alone (the thread
-// notices its shutdown flag within consumer.timeout.ms); a rebalance waiting for a commit is
-// released, since the thread will commit no more.
-func (o *MirrorMakerOldConsumer) Stop() {
+// Stop implements oldconsumer.BaseConsumer: as in Kafka it does nothing (the thread notices its
+// shutdown flag within consumer.timeout.ms, and a rebalance waiting for a commit still gets it).
+func (o *MirrorMakerOldConsumer) Stop() {}
+
+// Done implements MirrorMakerBaseConsumer: a rebalance waiting for a commit is released, since
+// the thread, having made its last commit, will commit no more (Kafka would wait for ever).
+func (o *MirrorMakerOldConsumer) Done() {
 	o.mu.Lock()
 	o.stopped = true
 	o.cond.Broadcast()
@@ -190,6 +195,7 @@ func (t *MirrorMakerThread) run() {
 	// Skipped after a send failure, so that nothing unsent is marked as copied.
 	t.log.Info("Committing consumer offsets.")
 	t.mm.commitOffsets(t.consumer)
+	t.consumer.Done()
 	t.log.Info("Shutting down consumer connectors.")
 	t.consumer.Stop()
 	t.consumer.Cleanup()
