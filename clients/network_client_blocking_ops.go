@@ -82,8 +82,9 @@ func (b NetworkClientBlockingOps) BlockingSendAndReceive(ctx context.Context, re
 	if err := b.Client.Send(request, b.Time.Milliseconds()); err != nil {
 		return nil, err
 	}
-	defer context.AfterFunc(ctx, b.Client.Wakeup)() // a cancelled ctx ends the Poll in progress
-	wait := int64(math.MaxInt64) // the request timeout bounds each Poll
+	// A cancelled ctx ends the Poll in progress; the request timeout bounds each Poll.
+	defer context.AfterFunc(ctx, b.Client.Wakeup)()
+	wait := int64(math.MaxInt64)
 	if ctx.Done() != nil {
 		wait = ctxPollSlice
 	}
