@@ -668,12 +668,12 @@ func TestCoordinatorFailoverSIGKILL(t *testing.T) {
 		commitAt = 3000
 		pauseAt  = 5000
 	)
-	if err := c.CreateTopic(within(t, 30*time.Second), topic, rf3(parts)); err != nil {
+	if err := c.CreateTopic(within(t, 2*time.Minute), topic, rf3(parts)); err != nil {
 		t.Fatal(err)
 	}
 	addrs := c.BootstrapServers()
 	rec := newCGRecord()
-	if err := produceChunks(within(t, 60*time.Second), addrs, topic, parts, total, total, 0, nil, rec); err != nil {
+	if err := produceChunks(within(t, 2*time.Minute), addrs, topic, parts, total, total, 0, nil, rec); err != nil {
 		t.Fatal(err)
 	}
 	hw := map[int32]int64{}
@@ -721,12 +721,12 @@ func TestCoordinatorFailoverSIGKILL(t *testing.T) {
 	})
 	select {
 	case <-paused1:
-	case <-within(t, 60*time.Second).Done():
+	case <-within(t, 2*time.Minute).Done():
 		t.Fatalf("member consumed %d messages, not %d", rec.count("M"), commitAt)
 	}
 	var firstCommit map[int32]int64
 	var lastErr error
-	if err := WaitFor(within(t, 30*time.Second), func() string { return fmt.Sprintf("first commit %v (%v)", firstCommit, lastErr) }, func() bool {
+	if err := WaitFor(within(t, 2*time.Minute), func() string { return fmt.Sprintf("first commit %v (%v)", firstCommit, lastErr) }, func() bool {
 		firstCommit, lastErr = committedOffsets(addrs, group, topic, parts)
 		return lastErr == nil && committedAll(firstCommit, rec.next(parts))
 	}); err != nil {
@@ -736,7 +736,7 @@ func TestCoordinatorFailoverSIGKILL(t *testing.T) {
 	close(gate1)
 	select {
 	case <-paused:
-	case <-within(t, 60*time.Second).Done():
+	case <-within(t, 2*time.Minute).Done():
 		t.Fatalf("member consumed %d messages, not %d", rec.count("M"), pauseAt)
 	}
 
@@ -774,7 +774,7 @@ func TestCoordinatorFailoverSIGKILL(t *testing.T) {
 		t.Fatal(err)
 	}
 	var newLeader int32 = -1
-	if err := WaitFor(within(t, 30*time.Second), func() string { return "no new leader of the offsets partition" }, func() bool {
+	if err := WaitFor(within(t, 2*time.Minute), func() string { return "no new leader of the offsets partition" }, func() bool {
 		l, err := c.LeaderOf(offsetsTopic, offsetsPart)
 		newLeader = l
 		return err == nil && l != leader
@@ -783,7 +783,7 @@ func TestCoordinatorFailoverSIGKILL(t *testing.T) {
 	}
 	live := c.RunningBootstrapServers()
 	var loaded map[int32]int64
-	if err := WaitFor(within(t, 30*time.Second), func() string { return fmt.Sprintf("offsets from the new coordinator: %v", lastErr) }, func() bool {
+	if err := WaitFor(within(t, 2*time.Minute), func() string { return fmt.Sprintf("offsets from the new coordinator: %v", lastErr) }, func() bool {
 		loaded, lastErr = committedOffsets(live, group, topic, parts)
 		return lastErr == nil
 	}); err != nil {
@@ -798,13 +798,13 @@ func TestCoordinatorFailoverSIGKILL(t *testing.T) {
 	gateOpen = true
 	close(gate)
 
-	if err := WaitFor(within(t, 60*time.Second), func() string {
+	if err := WaitFor(within(t, 2*time.Minute), func() string {
 		return fmt.Sprintf("consumed %d distinct of %d", rec.distinct(), total)
 	}, func() bool { return rec.distinct() >= total }); err != nil {
 		t.Fatal(err)
 	}
 	var committed map[int32]int64
-	if err := WaitFor(within(t, 30*time.Second), func() string {
+	if err := WaitFor(within(t, 2*time.Minute), func() string {
 		return fmt.Sprintf("committed %v (%v), want %v", committed, lastErr, hw)
 	}, func() bool {
 		committed, lastErr = committedOffsets(live, group, topic, parts)
