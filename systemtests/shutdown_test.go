@@ -125,7 +125,7 @@ func TestShutdownAndRecovery(t *testing.T) {
 		t.Fatal(err)
 	}
 	step("restarted after kill")
-	if _, err := b.Logs().Expect(recoveryLine, 10*time.Second); err != nil {
+	if _, err := b.Logs().Expect(recoveryLine, time.Minute); err != nil {
 		t.Errorf("restart after SIGKILL did not recover: %v", err)
 	}
 	if err := c.WaitElected(ctx, topic, assignment); err != nil {
