@@ -25,12 +25,19 @@ import (
 // (SIGSTOP for bounceStutterStop, SIGCONT for bounceStutterRun, until the new registration
 // exists): its event goroutine is delayed, as the "busy controller", and most cycles
 // end with the deletion and the re-creation both delivered in one read of the children (the
-// controller logs the id under "bounced brokers"). After each cycle, within generous
-// deadlines: the controller has handled the failure (every partition's leader epoch moved on),
-// the new process is back in every ISR (it follows) and serves what it leads (ListOffsets), and
-// its metadata cache lists the 3 brokers (it got UpdateMetadata). At the end a preferred
-// replica election moves every leadership back to its preferred replica, and every
-// acknowledged message is read back at its offset.
+// controller logs the id under "bounced brokers"). The new process gives up when the old
+// registration outlives its wait (its own session timeout) and is then started again at once,
+// as a supervisor would. After each cycle, within generous deadlines: the controller has
+// handled the failure (every partition's leader epoch moved on; not asserted when the
+// controller itself failed over, whose successor re-sends the state instead), the last
+// LeaderAndIsr the new process received for each partition is the partition's current leader
+// and epoch (it leads or follows it), every ISR is full again (it follows), every leader serves
+// its partition (ListOffsets), and the new process's metadata cache lists the 3 brokers (it
+// got UpdateMetadata). At the end a preferred replica election moves every leadership back to
+// its preferred replica, and every acknowledged message is read back at its offset.
+//
+// With the czxid comparison taken out of BrokerChangeListener, the first bounced cycle fails:
+// the leader epochs stay and the new process is told nothing.
 
 const (
 	bounceCycles       = 20
