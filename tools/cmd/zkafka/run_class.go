@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/zkafka/zkafka/tools/offsetchecker"
 	"github.com/zkafka/zkafka/tools/perf"
 	"github.com/zkafka/zkafka/tools/zkoffsets"
 )
@@ -12,9 +13,11 @@ import (
 // classOnlyTools are Kafka main classes with no bin/ script of their own, reached only through
 // kafka-run-class.sh.
 var classOnlyTools = map[string]func(context.Context, []string, io.Writer, io.Writer) int{
-	"kafka.tools.ExportZkOffsets": zkoffsets.Export,
-	"kafka.tools.ImportZkOffsets": zkoffsets.Import,
-	"kafka.tools.EndToEndLatency": perf.EndToEndLatency,
+	"kafka.tools.ExportZkOffsets":         zkoffsets.Export,
+	"kafka.tools.ImportZkOffsets":         zkoffsets.Import,
+	"kafka.tools.UpdateOffsetsInZK":       zkoffsets.UpdateOffsetsInZK,
+	"kafka.tools.VerifyConsumerRebalance": offsetchecker.VerifyConsumerRebalance,
+	"kafka.tools.EndToEndLatency":         perf.EndToEndLatency,
 }
 
 // runClass implements `kafka-run-class.sh <MainClass> args...`: it maps Kafka's main class to the
