@@ -50,6 +50,9 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 //
 // Kafka 0.10.2: ReplicaVerificationTool.main.
 func RunWith(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	// The verifying fetcher reports lag on stdout while this goroutine prints too: one lock
+	// serialises the lines, as Java's System.out does.
+	stdout = &lockedWriter{w: stdout}
 	log := commandline.ToolsLogger(stderr, "kafka.tools.ReplicaVerificationTool$")
 	p := commandline.NewOptionParser()
 	brokerListOpt := p.Accepts("broker-list", "REQUIRED: The list of hostname and port of the server to connect to.").
@@ -245,4 +248,16 @@ func (f *replicaFetcher) doWork(ctx context.Context, builder *oldconsumer.FetchR
 	}
 	verificationBarrier.await(ctx)
 	f.log.Debug("Done verification")
+}
+
+// lockedWriter serialises the writes of several goroutines to one writer.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
