@@ -6,6 +6,7 @@ import (
 	"os"
 	"regexp"
 	"sort"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -65,7 +66,13 @@ type KafkaConsumer[K, V any] struct {
 	retryBackoffMs    int64
 	interceptors      *ConsumerInterceptors[K, V]
 	closed            atomic.Bool
-	inUse             atomic.Bool
+	// light is Kafka's acquire/release guard: refcount holders, re-entered only from a
+	// rebalance listener running inside Poll (Java's lock is re-entrant for its thread).
+	light struct {
+		sync.Mutex
+		refcount   int
+		inCallback int
+	}
 }
 
 // NewKafkaConsumer builds a consumer from props (Kafka's consumer configuration). A nil
@@ -200,13 +207,44 @@ func (c *KafkaConsumer[K, V]) acquire() error {
 	if c.closed.Load() {
 		return ErrConsumerClosed
 	}
-	if !c.inUse.CompareAndSwap(false, true) {
+	c.light.Lock()
+	defer c.light.Unlock()
+	if c.light.refcount > 0 && c.light.inCallback == 0 {
 		return ErrConcurrentModification
 	}
+	c.light.refcount++
 	return nil
 }
 
-func (c *KafkaConsumer[K, V]) release() { c.inUse.Store(false) }
+func (c *KafkaConsumer[K, V]) release() {
+	c.light.Lock()
+	c.light.refcount--
+	c.light.Unlock()
+}
+
+// callbackListener runs a ConsumerRebalanceListener so that it may call the consumer (commitSync
+// in onPartitionsRevoked is the usual case), as Java's re-entrant acquire allows.
+type callbackListener[K, V any] struct {
+	c *KafkaConsumer[K, V]
+	l ConsumerRebalanceListener
+}
+
+func (w callbackListener[K, V]) enter() { w.c.light.Lock(); w.c.light.inCallback++; w.c.light.Unlock() }
+func (w callbackListener[K, V]) exit()  { w.c.light.Lock(); w.c.light.inCallback--; w.c.light.Unlock() }
+
+// OnPartitionsRevoked implements ConsumerRebalanceListener.
+func (w callbackListener[K, V]) OnPartitionsRevoked(p []common.TopicPartition) {
+	w.enter()
+	defer w.exit()
+	w.l.OnPartitionsRevoked(p)
+}
+
+// OnPartitionsAssigned implements ConsumerRebalanceListener.
+func (w callbackListener[K, V]) OnPartitionsAssigned(p []common.TopicPartition) {
+	w.enter()
+	defer w.exit()
+	w.l.OnPartitionsAssigned(p)
+}
 
 // Assignment is the set of partitions assigned to this consumer.
 func (c *KafkaConsumer[K, V]) Assignment() []common.TopicPartition {
@@ -237,6 +275,7 @@ func (c *KafkaConsumer[K, V]) Subscribe(topics []string, listener ConsumerRebala
 	if listener == nil {
 		listener = NoOpConsumerRebalanceListener{}
 	}
+	listener = callbackListener[K, V]{c, listener}
 	sorted := append([]string(nil), topics...)
 	sort.Strings(sorted)
 	c.log.Debugf("Subscribed to topic(s): %v", sorted)
@@ -261,6 +300,7 @@ func (c *KafkaConsumer[K, V]) SubscribePattern(pattern *regexp.Regexp, listener 
 	if listener == nil {
 		listener = NoOpConsumerRebalanceListener{}
 	}
+	listener = callbackListener[K, V]{c, listener}
 	c.log.Debugf("Subscribed to pattern: %s", pattern)
 	// Java's Matcher.matches: the whole topic name must match.
 	anchored, err := regexp.Compile("^(?:" + pattern.String() + ")$")

@@ -25,8 +25,16 @@
 // Bookmap: 《Kafka技术内幕》 ch.8.1 (8.1.1 the single-host demo, 8.1.2 the mirroring flow),
 // 《深入理解Kafka》 §9.3.
 //
+// Otherwise (--new.consumer, or a consumer config with bootstrap.servers and no
+// zookeeper.connect) each thread has its own KafkaConsumer (client.id <group.id>-<i>,
+// enable.auto.commit=false unless configured) subscribed to the --whitelist as a regex pattern;
+// MirrorMakerNewConsumer remembers the offset after each record it hands over and commits exactly
+// those with commitSync after the flush, and its rebalance listener flushes and commits before
+// the partitions are revoked.
+//
+// Kafka 0.10.2 also: MirrorMakerNewConsumer, InternalRebalanceListenerForNewConsumer.
+//
 // Deviations (docs/deviations.md): --message.handler and --consumer.rebalance.listener name
 // entries of Go registries (RegisterMessageHandler, RegisterRebalanceListener) instead of Java
-// classes; the new consumer (--new.consumer, or a consumer config without zookeeper.connect) is
-// refused with exit 1 until zkafka has one.
+// classes.
 package mirrormaker

@@ -17,6 +17,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/zkafka/zkafka/clients/config"
+	"github.com/zkafka/zkafka/clients/consumer"
 	"github.com/zkafka/zkafka/clients/oldconsumer"
 	"github.com/zkafka/zkafka/clients/producer"
 	"github.com/zkafka/zkafka/tools/commandline"
@@ -26,6 +27,8 @@ import (
 type Deps struct {
 	// OldConsumerDeps are passed to each ZookeeperConsumerConnector (a nil Logger: the tool's).
 	OldConsumerDeps oldconsumer.Deps
+	// ConsumerLog is each new consumer's logger (nil: the tool's).
+	ConsumerLog *logrus.Entry
 	// Log is the tool's logger (nil: WARN and above to stderr in tools-log4j's layout).
 	Log *logrus.Entry
 }
@@ -212,9 +215,12 @@ func start(ctx context.Context, args []string, stdout, stderr io.Writer, log *lo
 			log.Error("whitelist must be specified when using new consumer in mirror maker.")
 			return nil, 1, false
 		}
-		fmt.Fprintln(stderr, "The new consumer (--new.consumer, or a --consumer.config without zookeeper.connect) is not supported by zkafka yet; "+
-			"set zookeeper.connect in the consumer config to mirror with the old consumer.")
-		return nil, 1, false
+		if !hasKey(consumerProps, consumer.PartitionAssignmentStrategyConfig) {
+			fmt.Fprintln(stderr, "WARNING: The default partition assignment strategy of the new-consumer-based mirror maker will "+
+				"change from 'range' to 'roundrobin' in an upcoming release (so that better load balancing can be achieved). If "+
+				"you prefer to make this switch in advance of that release add the following to the corresponding new-consumer "+
+				"config: 'partition.assignment.strategy=org.apache.kafka.clients.consumer.RoundRobinAssignor'")
+		}
 	}
 
 	mm := &MirrorMaker{log: log, abnormal: make(chan struct{})}
@@ -239,10 +245,24 @@ func start(ctx context.Context, args []string, stdout, stderr io.Writer, log *lo
 	if mm.messageHandler, err = newMessageHandler(opts.ValueOf(o.messageHandler), optional(opts, o.messageHandlerArgs)); err != nil {
 		return nil, startFailed(log, err), false
 	}
-	var customListener oldconsumer.ConsumerRebalanceListener
+	var customListener any
 	if class := opts.ValueOf(o.rebalanceListener); class != "" {
 		if customListener, err = newRebalanceListener(class, optional(opts, o.rebalanceListenerArgs)); err != nil {
 			return nil, startFailed(log, err), false
+		}
+	}
+	var oldListener oldconsumer.ConsumerRebalanceListener
+	var newListener consumer.ConsumerRebalanceListener
+	if customListener != nil {
+		var ok bool
+		if useOldConsumer {
+			if oldListener, ok = customListener.(oldconsumer.ConsumerRebalanceListener); !ok {
+				return nil, startFailed(log, &startError{"java.lang.IllegalArgumentException",
+					errors.New("The rebalance listener should be an instance of kafka.consumer.ConsumerRebalanceListener")}), false
+			}
+		} else if newListener, ok = customListener.(consumer.ConsumerRebalanceListener); !ok {
+			return nil, startFailed(log, &startError{"java.lang.IllegalArgumentException",
+				errors.New("The rebalance listener should be an instance oforg.apache.kafka.clients.consumer.ConsumerRebalanceListner")}), false
 		}
 	}
 
@@ -261,8 +281,13 @@ func start(ctx context.Context, args []string, stdout, stderr io.Writer, log *lo
 		return nil, startFailed(log, err), false
 	}
 
-	consumers, err := mm.createOldConsumers(ctx, int(numStreams), consumerProps, customListener,
-		optional(opts, o.whitelist), optional(opts, o.blacklist), deps)
+	var consumers []MirrorMakerBaseConsumer
+	if useOldConsumer {
+		consumers, err = mm.createOldConsumers(ctx, int(numStreams), consumerProps, oldListener,
+			optional(opts, o.whitelist), optional(opts, o.blacklist), deps)
+	} else {
+		consumers, err = mm.createNewConsumers(int(numStreams), consumerProps, newListener, optional(opts, o.whitelist), deps)
+	}
 	if err != nil {
 		mm.producer.Close()
 		return nil, startFailed(log, err), false
@@ -382,7 +407,18 @@ func (mm *MirrorMaker) commitOffsets(c MirrorMakerBaseConsumer) {
 		return
 	}
 	mm.log.Trace("Committing offsets.")
-	if err := c.Commit(); err != nil {
+	err := c.Commit()
+	if errors.Is(err, consumer.ErrWakeup) {
+		// wakeup is called once, to stop the thread: the commit it interrupted is retried.
+		err = c.Commit()
+	}
+	var cfe consumer.CommitFailedException
+	switch {
+	case errors.As(err, &cfe):
+		mm.log.Warn("Failed to commit offsets because the consumer group has rebalanced and assigned partitions to " +
+			"another instance. If you see this regularly, it could indicate that you need to either increase " +
+			"the consumer's session.timeout.ms or reduce the number of records handled on each iteration with max.poll.records")
+	case err != nil:
 		mm.log.WithError(err).Error("Failed to commit offsets")
 	}
 }

@@ -133,8 +133,10 @@ var DefaultMirrorMakerMessageHandler MirrorMakerMessageHandler = MessageHandlerF
 // no-argument constructor).
 type HandlerFactory func(args *string) (MirrorMakerMessageHandler, error)
 
-// ListenerFactory makes a consumer rebalance listener; args is --rebalance.listener.args.
-type ListenerFactory func(args *string) (oldconsumer.ConsumerRebalanceListener, error)
+// ListenerFactory makes a consumer rebalance listener; args is --rebalance.listener.args. The old
+// consumer needs an oldconsumer.ConsumerRebalanceListener, the new one a
+// consumer.ConsumerRebalanceListener (Kafka's isInstanceOf checks; a listener may be both).
+type ListenerFactory func(args *string) (any, error)
 
 var registry = struct {
 	sync.Mutex
@@ -180,7 +182,7 @@ func newMessageHandler(name string, args *string) (MirrorMakerMessageHandler, er
 	return f(args)
 }
 
-func newRebalanceListener(name string, args *string) (oldconsumer.ConsumerRebalanceListener, error) {
+func newRebalanceListener(name string, args *string) (any, error) {
 	registry.Lock()
 	f, ok := registry.listeners[name]
 	var known []string

@@ -15,7 +15,10 @@ import (
 	"github.com/IBM/sarama"
 	"go.uber.org/goleak"
 
+	"github.com/zkafka/zkafka/clients/common"
+	"github.com/zkafka/zkafka/clients/consumer"
 	"github.com/zkafka/zkafka/clients/oldconsumer"
+	"github.com/zkafka/zkafka/clients/serialization"
 	"github.com/zkafka/zkafka/tools/internal/brokertest"
 	"github.com/zkafka/zkafka/zk/zktest"
 )
@@ -55,6 +58,22 @@ func writeProps(t *testing.T, name string, props map[string]string) string {
 	return p
 }
 
+const (
+	oldOnlyListenerName = "zkafka.test.OldOnlyListener"
+	newOnlyListenerName = "zkafka.test.NewOnlyListener"
+)
+
+type oldOnlyListener struct{}
+
+func (oldOnlyListener) BeforeReleasingPartitions(map[string]map[int32]struct{}) {}
+func (oldOnlyListener) BeforeStartingFetchers(string, map[string]map[int32]oldconsumer.ConsumerThreadId) {
+}
+
+func init() {
+	RegisterRebalanceListener(oldOnlyListenerName, func(*string) (any, error) { return oldOnlyListener{}, nil })
+	RegisterRebalanceListener(newOnlyListenerName, func(*string) (any, error) { return consumer.NoOpConsumerRebalanceListener{}, nil })
+}
+
 // The command line is checked as 0.10.2's MirrorMaker.main checks it.
 func TestUsageErrors(t *testing.T) {
 	old := writeProps(t, "old.properties", map[string]string{"zookeeper.connect": "localhost:1", "group.id": "g"})
@@ -78,8 +97,14 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--consumer.config", newc, "--producer.config", prod, "--blacklist", "y"},
 			"ERROR blacklist can not be used when using new consumer in mirror maker. Use whitelist instead."},
 		{[]string{"--consumer.config", newc, "--producer.config", prod}, "ERROR whitelist must be specified when using new consumer in mirror maker."},
-		{[]string{"--consumer.config", newc, "--producer.config", prod, "--whitelist", "x", "--new.consumer"},
-			"The new consumer (--new.consumer, or a --consumer.config without zookeeper.connect) is not supported by zkafka yet"},
+		// The new consumer's path gets as far as the listener's type check (a listener of the old
+		// consumer only), after 0.10.2's warning about the assignment strategy.
+		{[]string{"--consumer.config", newc, "--producer.config", prod, "--whitelist", "x", "--new.consumer", "--consumer.rebalance.listener", oldOnlyListenerName},
+			"WARNING: The default partition assignment strategy of the new-consumer-based mirror maker will change from 'range' to 'roundrobin'"},
+		{[]string{"--consumer.config", newc, "--producer.config", prod, "--whitelist", "x", "--new.consumer", "--consumer.rebalance.listener", oldOnlyListenerName},
+			"java.lang.IllegalArgumentException: The rebalance listener should be an instance oforg.apache.kafka.clients.consumer.ConsumerRebalanceListner"},
+		{[]string{"--consumer.config", old, "--producer.config", prod, "--whitelist", "x", "--consumer.rebalance.listener", newOnlyListenerName},
+			"java.lang.IllegalArgumentException: The rebalance listener should be an instance of kafka.consumer.ConsumerRebalanceListener"},
 		{[]string{"--consumer.config", old, "--producer.config", prod, "--whitelist", "x", "--abort.on.send.failure", "maybe"},
 			"ERROR Exception when starting mirror maker. (kafka.tools.MirrorMaker$)\njava.lang.IllegalArgumentException: For input string: \"maybe\""},
 		{[]string{"--consumer.config", old, "--producer.config", prod, "--whitelist", "x", "--message.handler", "com.example.Handler"},
@@ -294,5 +319,118 @@ func TestAbortOnSendFailure(t *testing.T) {
 	}
 	if n := strings.Count(errOut2.String(), "Error when sending message to topic lost"); n != 5 {
 		t.Fatalf("%d send errors logged, want 5:\n%s", n, errOut2.String())
+	}
+}
+
+// committedByGroup reads group's offsets of topic through the new consumer's OffsetFetch (-1:
+// none).
+func committedByGroup(t *testing.T, addr, group, topic string, partitions int32) []int64 {
+	t.Helper()
+	c, err := consumer.NewKafkaConsumer[[]byte, []byte](map[string]string{"bootstrap.servers": addr, "group.id": group},
+		serialization.ByteArrayDeserializer{}, serialization.ByteArrayDeserializer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(5 * time.Second) //nolint:errcheck
+	out := make([]int64, partitions)
+	for p := int32(0); p < partitions; p++ {
+		out[p] = -1
+		o, err := c.Committed(common.TopicPartition{Topic: topic, Partition: p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o != nil {
+			out[p] = o.Offset
+		}
+	}
+	return out
+}
+
+// TestNewConsumerMirrorsAndCommitsBeforeRevocation: --new.consumer between two clusters. A first
+// mirror maker (one stream, whitelist "mm,mm-other" as a pattern, periodic commits far away)
+// copies 600 keyed messages; a second one (two streams) joining the group makes the first revoke its
+// partitions, and the internal rebalance listener flushes and commits before they go, so the
+// group's committed offsets are the ends of the source partitions while both still run and the
+// second starts from there: 300 more messages arrive once each, nothing is copied twice. On
+// shutdown each thread flushes and commits what it sent.
+func TestNewConsumerMirrorsAndCommitsBeforeRevocation(t *testing.T) {
+	src := brokertest.Start(t, zktest.Chroot(t), 0, nil)
+	dst := brokertest.Start(t, zktest.Chroot(t), 0, nil)
+	src.CreateTopic(t, "mm", 3, nil)
+	src.CreateTopic(t, "mm-other", 1, nil)
+	dst.CreateTopic(t, "mm", 3, nil)
+	dst.CreateTopic(t, "mm-other", 1, nil)
+	brokertest.Produce(t, []string{src.Addr}, "mm", 3, 0, 600)
+	brokertest.Produce(t, []string{src.Addr}, "mm-other", 1, 0, 20)
+
+	consumerConfig := writeProps(t, "consumer.properties", map[string]string{"bootstrap.servers": src.Addr, "group.id": "newmirror",
+		"auto.offset.reset": "earliest", "metadata.max.age.ms": "1000", "heartbeat.interval.ms": "500",
+		"partition.assignment.strategy": "org.apache.kafka.clients.consumer.RoundRobinAssignor"})
+	producerConfig := writeProps(t, "producer.properties", map[string]string{"bootstrap.servers": dst.Addr, "linger.ms": "5"})
+	args := []string{"--consumer.config", consumerConfig, "--producer.config", producerConfig, "--new.consumer",
+		"--whitelist", "mm,mm-other", "--offset.commit.interval.ms", "600000"}
+	type run struct {
+		cancel context.CancelFunc
+		done   chan int
+		errOut *syncBuffer
+	}
+	startMM := func(streams string) run {
+		ctx, cancel := context.WithCancel(context.Background())
+		r := run{cancel, make(chan int, 1), &syncBuffer{}}
+		go func() { r.done <- RunWith(ctx, append(args, "--num.streams", streams), &syncBuffer{}, r.errOut, Deps{}) }()
+		t.Cleanup(func() {
+			cancel()
+			if t.Failed() {
+				t.Logf("mirror maker stderr:\n%s", r.errOut.String())
+			}
+		})
+		return r
+	}
+	stop := func(r run) {
+		t.Helper()
+		r.cancel()
+		select {
+		case code := <-r.done:
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, r.errOut.String())
+			}
+		case <-time.After(90 * time.Second):
+			t.Fatal("the mirror maker did not shut down")
+		}
+	}
+
+	first := startMM("1")
+	got := consumeAll(t, dst.Addr, "mm", 3, 600)
+	if len(got) != 600 {
+		t.Fatalf("%d keys mirrored, want 600", len(got))
+	}
+	consumeAll(t, dst.Addr, "mm-other", 1, 20)
+	if c := committedByGroup(t, src.Addr, "newmirror", "mm", 3); c[0] == 200 && c[1] == 200 && c[2] == 200 {
+		t.Fatalf("committed %v before any rebalance or interval", c)
+	}
+
+	second := startMM("2")
+	zktest.WaitUntilTrue(t, func() bool {
+		c := committedByGroup(t, src.Addr, "newmirror", "mm", 3)
+		return c[0] == 200 && c[1] == 200 && c[2] == 200
+	}, "the revocation's commit at the ends of mm", 60*time.Second)
+	if c := committedByGroup(t, src.Addr, "newmirror", "mm-other", 1); c[0] != 20 {
+		t.Fatalf("mm-other committed at %v", c)
+	}
+	if strings.Contains(first.errOut.String(), "WARNING: The default partition assignment strategy") {
+		t.Fatalf("warned though partition.assignment.strategy is set:\n%s", first.errOut.String())
+	}
+
+	brokertest.Produce(t, []string{src.Addr}, "mm", 3, 600, 300)
+	got = consumeAll(t, dst.Addr, "mm", 3, 900)
+	for k, ps := range got {
+		if len(ps) != 1 {
+			t.Fatalf("%s mirrored %d times", k, len(ps))
+		}
+	}
+	stop(second)
+	stop(first)
+	if c := committedByGroup(t, src.Addr, "newmirror", "mm", 3); c[0] != 300 || c[1] != 300 || c[2] != 300 {
+		t.Fatalf("committed %v after shutdown, want the ends (300)", c)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/zkafka/zkafka/clients/consumer"
 	"github.com/zkafka/zkafka/clients/oldconsumer"
 )
 
@@ -206,8 +207,9 @@ func (t *MirrorMakerThread) run() {
 	}
 }
 
-// copy is the thread's loop: the outer loop goes on after a consumer timeout, so that a quiet
-// stream still commits.
+// copy is the thread's loop: the outer loop goes on after a consumer timeout (the old consumer's
+// consumer.timeout.ms, the new consumer's empty poll) or a wakeup, so that a quiet stream still
+// commits.
 func (t *MirrorMakerThread) copy() error {
 	if err := t.consumer.Init(); err != nil {
 		return err
@@ -229,6 +231,14 @@ func (t *MirrorMakerThread) copy() error {
 				return oldconsumer.ErrStreamEnd
 			}
 			data, err := t.consumer.Receive()
+			if errors.Is(err, oldconsumer.ErrConsumerTimeout) {
+				t.log.Trace("Caught ConsumerTimeoutException, continue iteration.")
+				break
+			}
+			if errors.Is(err, consumer.ErrWakeup) {
+				t.log.Trace("Caught ConsumerWakeupException, continue iteration.")
+				break
+			}
 			if err != nil {
 				return err
 			}
