@@ -377,7 +377,9 @@ func TestNewConsumerMirrorsAndCommitsBeforeRevocation(t *testing.T) {
 	startMM := func(streams string) run {
 		ctx, cancel := context.WithCancel(context.Background())
 		r := run{cancel, make(chan int, 1), &syncBuffer{}}
-		go func() { r.done <- RunWith(ctx, append(args, "--num.streams", streams), &syncBuffer{}, r.errOut, Deps{}) }()
+		go func() {
+			r.done <- RunWith(ctx, append(args, "--num.streams", streams), &syncBuffer{}, r.errOut, Deps{})
+		}()
 		t.Cleanup(func() {
 			cancel()
 			if t.Failed() {
