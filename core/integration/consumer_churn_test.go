@@ -16,17 +16,27 @@ import (
 // committing after each poll, a sarama ConsumerGroup member marking each record, a kafka-python
 // member committing after each poll, a kcat -G member): a zkafka member leaves after a third of the records and a
 // new one joins after two thirds; every record is consumed exactly once, by a member that owned
-// its partition at the time.
+// its partition at the time. The group runs once with range and once with roundrobin, every
+// member configured with the same assignor.
 func TestConsumerGroupChurnExactlyOnce(t *testing.T) {
 	if testing.Short() {
 		t.Skip("100,000 records")
 	}
+	for _, strategy := range []struct{ kafka, name string }{
+		{consumer.RangeAssignorClass, "range"}, {consumer.RoundRobinAssignorClass, "roundrobin"},
+	} {
+		t.Run(strategy.name, func(t *testing.T) { testConsumerGroupChurnExactlyOnce(t, strategy.kafka, strategy.name) })
+	}
+}
+
+func testConsumerGroupChurnExactlyOnce(t *testing.T, assignorClass, strategy string) {
 	const total, parts = 100_000, 12
 	b := startTestBroker(t, map[string]string{"group.initial.rebalance.delay.ms": "0"})
 	b.createTopic(t, "churn", parts, nil)
 	group := "churn"
 	zkNew := func(id string) *consumer.KafkaConsumer[[]byte, []byte] {
-		c := newTestConsumer(t, b.addr, "group.id", group, "auto.offset.reset", "earliest", "enable.auto.commit", "false", "client.id", id)
+		c := newTestConsumer(t, b.addr, "group.id", group, "partition.assignment.strategy", assignorClass,
+			"auto.offset.reset", "earliest", "enable.auto.commit", "false", "client.id", id)
 		if err := c.Subscribe([]string{"churn"}, nil); err != nil {
 			t.Fatal(err)
 		}
@@ -46,7 +56,11 @@ func TestConsumerGroupChurnExactlyOnce(t *testing.T) {
 	cfg.Consumer.Offsets.Initial = sarama.OffsetOldest
 	cfg.Consumer.Group.Session.Timeout = 6 * time.Second
 	cfg.Consumer.Group.Heartbeat.Interval = 500 * time.Millisecond
-	cfg.Consumer.Group.Rebalance.GroupStrategies = []sarama.BalanceStrategy{sarama.NewBalanceStrategyRange()}
+	if strategy == "range" {
+		cfg.Consumer.Group.Rebalance.GroupStrategies = []sarama.BalanceStrategy{sarama.NewBalanceStrategyRange()}
+	} else {
+		cfg.Consumer.Group.Rebalance.GroupStrategies = []sarama.BalanceStrategy{sarama.NewBalanceStrategyRoundRobin()}
+	}
 	cfg.Consumer.Offsets.AutoCommit.Interval = 100 * time.Millisecond
 	sg, err := sarama.NewConsumerGroup([]string{b.addr}, group, cfg)
 	if err != nil {
@@ -66,11 +80,11 @@ func TestConsumerGroupChurnExactlyOnce(t *testing.T) {
 	defer func() { cancel(); <-sdone; sg.Close() }()
 	var py *pyMember
 	if pythonAvailable() {
-		py = startPyMember(t, b.addr, "churn", group, "range")
+		py = startPyMember(t, b.addr, "churn", group, strategy)
 	}
 	var kc *kcatMember
 	if kcatAvailable() {
-		kc = startKcatMember(t, b.addr, "churn", group, "range")
+		kc = startKcatMember(t, b.addr, "churn", group, strategy)
 	}
 	// Produce in the background, 1,000 records every 20 ms, so that members leave and join
 	// while records flow.
