@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/sirupsen/logrus"
+
 	"github.com/zkafka/zkafka/clients/common"
 	"github.com/zkafka/zkafka/clients/consumer"
 	"github.com/zkafka/zkafka/clients/oldconsumer"
@@ -29,19 +31,25 @@ type MirrorMakerNewConsumer struct {
 	listener  consumer.ConsumerRebalanceListener
 	pending   []consumer.ConsumerRecord[[]byte, []byte]
 	offsets   map[common.TopicPartition]int64
+	log       *logrus.Entry
 }
 
-// Init implements MirrorMakerBaseConsumer: the pattern subscription with the listener.
+// Init implements MirrorMakerBaseConsumer: the pattern subscription with the listener; a bad
+// expression is logged ("Invalid expression syntax") and fails the thread.
 func (n *MirrorMakerNewConsumer) Init() error {
+	n.log.Debug("Initiating new consumer")
 	w, err := oldconsumer.NewWhitelist(n.whitelist)
-	if err != nil {
-		return err
+	var p *regexp.Regexp
+	if err == nil {
+		p, err = regexp.Compile(w.Regex())
 	}
-	p, err := regexp.Compile(w.Regex())
-	if err != nil {
-		return errors.New("Invalid expression syntax: " + n.whitelist)
+	if err == nil {
+		err = n.consumer.SubscribePattern(p, n.listener)
 	}
-	return n.consumer.SubscribePattern(p, n.listener)
+	if err != nil {
+		n.log.Error("Invalid expression syntax: " + n.whitelist)
+	}
+	return err
 }
 
 // RequestAndWaitForCommit implements MirrorMakerBaseConsumer: nothing to do, the rebalance
@@ -158,7 +166,8 @@ func (mm *MirrorMaker) createNewConsumers(numStreams int, props map[string]strin
 			}
 			return nil, err
 		}
-		n := &MirrorMakerNewConsumer{consumer: c, whitelist: *whitelist, offsets: map[common.TopicPartition]int64{}}
+		n := &MirrorMakerNewConsumer{consumer: c, whitelist: *whitelist, offsets: map[common.TopicPartition]int64{},
+			log: mm.log}
 		n.listener = &internalRebalanceListenerForNewConsumer{mm: mm, consumer: n, custom: custom}
 		out = append(out, n)
 	}

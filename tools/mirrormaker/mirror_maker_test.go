@@ -436,3 +436,18 @@ func TestNewConsumerMirrorsAndCommitsBeforeRevocation(t *testing.T) {
 		t.Fatalf("committed %v after shutdown, want the ends (300)", c)
 	}
 }
+
+// A whitelist that is not a valid expression fails the new consumer's thread as 0.10.2's does:
+// "Invalid expression syntax", the thread's fatal line, and the whole mirror maker exits -1.
+func TestNewConsumerInvalidWhitelist(t *testing.T) {
+	newc := writeProps(t, "new.properties", map[string]string{"bootstrap.servers": "127.0.0.1:1", "group.id": "g"})
+	prod := writeProps(t, "producer.properties", map[string]string{"bootstrap.servers": "127.0.0.1:1"})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var out, errOut syncBuffer
+	code := RunWith(ctx, []string{"--consumer.config", newc, "--producer.config", prod, "--whitelist", "a(b", "--new.consumer"}, &out, &errOut, Deps{})
+	if code != 255 || !strings.Contains(errOut.String(), "ERROR Invalid expression syntax: a(b (kafka.tools.MirrorMaker$)") ||
+		!strings.Contains(errOut.String(), "FATAL [mirrormaker-thread-0] Mirror maker thread exited abnormally, stopping the whole mirror maker.") {
+		t.Fatalf("exit %d, stderr:\n%s", code, errOut.String())
+	}
+}
