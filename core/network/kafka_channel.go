@@ -45,6 +45,7 @@ type KafkaChannel struct {
 	raw          syscall.RawConn // nil when the connection has no descriptor (net.Pipe in tests)
 	nbw          nonBlockingWriter
 	maxReceive   int32
+	principal    string       // "User:ANONYMOUS", or the SASL user once authenticated (set before the first request)
 	lastActivity atomic.Int64 // unix nanos of the last byte read or written
 
 	// muted holds a token while a request of this channel is in flight: the reader puts it in
@@ -71,7 +72,7 @@ const readBufferSize = 16 << 10
 
 func newKafkaChannel(id string, conn net.Conn, maxReceive int32) *KafkaChannel {
 	ch := &KafkaChannel{
-		id: id, conn: conn, maxReceive: maxReceive,
+		id: id, conn: conn, maxReceive: maxReceive, principal: "User:ANONYMOUS",
 		muted: make(chan struct{}, 1), sends: make(chan Send, 1), closed: make(chan struct{}),
 	}
 	if sc, ok := conn.(syscall.Conn); ok {
@@ -146,6 +147,17 @@ func (w activityWriter) SyscallConn() (syscall.RawConn, error) {
 
 func (ch *KafkaChannel) readLoop(p *Processor) {
 	defer ch.wg.Done()
+	if p.sasl != nil { // a SASL listener: nothing reaches the handlers before authentication
+		principal, err := p.sasl.Authenticate(struct {
+			io.Reader
+			io.Writer
+		}{activityReader{ch}, activityWriter{ch}})
+		if err != nil {
+			ch.readErr(err, p.disconnects)
+			return
+		}
+		ch.principal = principal
+	}
 	r := bufio.NewReaderSize(activityReader{ch}, readBufferSize)
 	var sizeBuf [4]byte
 	var err error

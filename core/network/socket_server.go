@@ -11,7 +11,9 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/zkafka/zkafka/clients/common"
 	"github.com/zkafka/zkafka/clients/protocol"
+	"github.com/zkafka/zkafka/clients/security"
 	"github.com/zkafka/zkafka/core/metrics"
 	"github.com/zkafka/zkafka/core/server/config"
 )
@@ -176,6 +178,9 @@ type SocketServerConfig struct {
 	// ParseRequest decodes a request body for its header; nil is protocol.ParseRequest (0.10.2's
 	// rules). The broker replaces it to accept its broker-to-broker extension (key 23).
 	ParseRequest func(protocol.RequestHeader, []byte) (protocol.Message, error)
+	// SaslAuthenticator authenticates every connection of a SASL_PLAINTEXT listener; such a
+	// listener without one fails Startup. SSL and SASL_SSL listeners are not supported yet.
+	SaslAuthenticator *security.SaslServerAuthenticator
 }
 
 // SocketServerConfigFrom extracts the SocketServer's settings from a KafkaConfig.
@@ -213,6 +218,14 @@ func (s *SocketServer) Startup(ctx context.Context, cfg SocketServerConfig) erro
 	var idle []*idleMeter
 	var idleIDs []int
 	for _, ep := range cfg.Listeners {
+		switch {
+		case ep.SecurityProtocol == common.SSL || ep.SecurityProtocol == common.SASL_SSL:
+			s.Shutdown()
+			return fmt.Errorf("Listener %s uses security protocol %s: zkafka does not support TLS listeners yet", ep.ListenerName, ep.SecurityProtocol)
+		case ep.SecurityProtocol == common.SASL_PLAINTEXT && cfg.SaslAuthenticator == nil:
+			s.Shutdown()
+			return fmt.Errorf("Listener %s uses security protocol %s but no SASL authenticator is configured", ep.ListenerName, ep.SecurityProtocol)
+		}
 		addr := net.JoinHostPort(ep.Host, strconv.Itoa(int(ep.Port)))
 		ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", addr)
 		if err != nil {
@@ -227,6 +240,9 @@ func (s *SocketServer) Startup(ctx context.Context, cfg SocketServerConfig) erro
 				cfg.SocketRequestMaxBytes, cfg.ConnectionsMaxIdle, s.log)
 			p.memory = s.memory
 			p.parse = cfg.ParseRequest
+			if ep.SecurityProtocol == common.SASL_PLAINTEXT {
+				p.sasl = cfg.SaslAuthenticator
+			}
 			if s.metrics != nil {
 				p.requestMetrics = s.requestMetrics
 				p.idle = &idleMeter{m: metrics.NewKafkaMetricsGroup(nil, "kafka.network", "Processor").

@@ -17,6 +17,7 @@ import (
 
 	"github.com/zkafka/zkafka/clients/common"
 	kmetrics "github.com/zkafka/zkafka/clients/metrics"
+	"github.com/zkafka/zkafka/clients/security"
 	"github.com/zkafka/zkafka/core/controller"
 	"github.com/zkafka/zkafka/core/log"
 	"github.com/zkafka/zkafka/core/metrics"
@@ -95,8 +96,10 @@ type KafkaServer struct {
 	// Quotas are the client and replication quota managers (after Startup), fed by the
 	// DynamicConfigManager (quota_factory.go); clientMetrics is the client-metrics-library
 	// registry their sensors live in (Kafka's KafkaServer.metrics), shown in Metrics.
-	Quotas        *QuotaManagers
-	clientMetrics *kmetrics.Metrics
+	Quotas *QuotaManagers
+	// credentialCache holds the SCRAM credentials of SASL listeners (nil without one).
+	credentialCache *security.CredentialCache
+	clientMetrics   *kmetrics.Metrics
 }
 
 // NewKafkaServer makes a broker from its config; getenv (os.Getenv when nil) supplies JMX_PORT.
@@ -214,6 +217,9 @@ func (s *KafkaServer) Startup() (err error) {
 
 	sscfg := network.SocketServerConfigFrom(s.config)
 	sscfg.Metrics = s.Metrics
+	if sscfg.SaslAuthenticator, s.credentialCache, err = s.saslAuthenticator(); err != nil {
+		return err
+	}
 	if s.config.LeaderEpochTruncationEnable {
 		sscfg.ParseRequest = interBrokerRequestParser(s.config.BrokerID)
 	}
@@ -261,7 +267,7 @@ func (s *KafkaServer) Startup() (err error) {
 
 	// Config changes made in ZooKeeper while the broker runs (kafka-configs.sh).
 	s.dynamicConfigManager = NewDynamicConfigManager(s.zkUtils,
-		NewConfigHandlers(s.logManager, defaultLog, s.config, s.Quotas, s.loggers.Server), 0, s.loggers.Server)
+		NewConfigHandlers(s.logManager, defaultLog, s.config, s.Quotas, s.credentialCache, s.loggers.Server), 0, s.loggers.Server)
 	if err = s.dynamicConfigManager.Startup(); err != nil {
 		return err
 	}

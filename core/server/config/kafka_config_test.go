@@ -78,8 +78,8 @@ func TestDefaults(t *testing.T) {
 	if strings.Join(c.LogDirs, ",") != "/a,/b" || c.Listeners[0].ConnectionString() != "PLAINTEXT://h:9093" || c.AdvertisedListeners[0].ConnectionString() != "PLAINTEXT://h:19093" {
 		t.Errorf("dirs %v listeners %v advertised %v", c.LogDirs, c.Listeners, c.AdvertisedListeners)
 	}
-	c = mustConfig(t, map[string]string{"zookeeper.connect": "zk", "listeners": "plaintext://[::1]:9092,SSL://:9093", "max.connections.per.ip.overrides": "127.0.0.1:5, ::1:7"})
-	if c.Listeners[0].ConnectionString() != "PLAINTEXT://[::1]:9092" || c.Listeners[1].SecurityProtocol != common.SSL || c.MaxConnectionsPerIPOverrides["::1"] != 7 {
+	c = mustConfig(t, map[string]string{"zookeeper.connect": "zk", "listeners": "plaintext://[::1]:9092,SASL_PLAINTEXT://:9093", "sasl.enabled.mechanisms": "PLAIN", "max.connections.per.ip.overrides": "127.0.0.1:5, ::1:7"})
+	if c.Listeners[0].ConnectionString() != "PLAINTEXT://[::1]:9092" || c.Listeners[1].SecurityProtocol != common.SASL_PLAINTEXT || c.MaxConnectionsPerIPOverrides["::1"] != 7 {
 		t.Errorf("listeners %v overrides %v", c.Listeners, c.MaxConnectionsPerIPOverrides)
 	}
 }
@@ -114,6 +114,11 @@ func TestValidationMessages(t *testing.T) {
 		{base("inter.broker.protocol.version", "0.7"), "Version `0.7` is not a valid version"},
 		{base("num.io.threads", "0"), "Invalid value 0 for configuration num.io.threads: Value must be at least 1"},
 		{base("log.cleanup.policy", "compact,bogus"), "Invalid value bogus for configuration log.cleanup.policy: String must be one of: compact, delete"},
+		// zkafka's refusals of what it does not build (security_support.go)
+		{base("listeners", "PLAINTEXT://:9092,SSL://:9093"), "Listener SSL uses security protocol SSL: zkafka does not support SSL listeners yet (see docs/deviations.md)"},
+		{base("listeners", "PLAINTEXT://:9092,SASL_PLAINTEXT://:9093"), "SASL mechanism GSSAPI in sasl.enabled.mechanisms is not supported by zkafka (supported: PLAIN, SCRAM-SHA-256, SCRAM-SHA-512)"},
+		{base("listeners", "SASL_PLAINTEXT://:9093", "sasl.enabled.mechanisms", "PLAIN", "security.inter.broker.protocol", "SASL_PLAINTEXT", "sasl.mechanism.inter.broker.protocol", "PLAIN"), "Inter-broker security protocol SASL_PLAINTEXT is not supported by zkafka: brokers do not authenticate to each other yet; use a PLAINTEXT listener for security.inter.broker.protocol"},
+		{base("authorizer.class.name", "kafka.security.auth.SimpleAclAuthorizer"), "authorizer.class.name kafka.security.auth.SimpleAclAuthorizer is not supported by zkafka yet (see docs/deviations.md)"},
 	}
 	for _, c := range cases {
 		_, err := FromProps(c.props)

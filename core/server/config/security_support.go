@@ -1,0 +1,54 @@
+package config
+
+import (
+	"strings"
+
+	"github.com/zkafka/zkafka/clients/common"
+)
+
+// zkafkaSaslMechanisms are the SASL mechanisms zkafka's broker serves (GSSAPI is not built).
+var zkafkaSaslMechanisms = []string{"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"}
+
+// HasSaslListener tells whether a listener speaks SASL_PLAINTEXT (or SASL_SSL).
+func (c *KafkaConfig) HasSaslListener() bool {
+	for _, ep := range c.Listeners {
+		if ep.SecurityProtocol == common.SASL_PLAINTEXT || ep.SecurityProtocol == common.SASL_SSL {
+			return true
+		}
+	}
+	return false
+}
+
+// validateSupported refuses, with a plain message, the security settings zkafka does not build
+// (docs/deviations.md), so none of them is accepted and silently ignored.
+func (c *KafkaConfig) validateSupported() error {
+	for _, ep := range c.Listeners {
+		if ep.SecurityProtocol == common.SSL || ep.SecurityProtocol == common.SASL_SSL {
+			return configException("Listener %s uses security protocol %s: zkafka does not support SSL listeners yet (see docs/deviations.md)", ep.ListenerName, ep.SecurityProtocol)
+		}
+	}
+	if c.HasSaslListener() {
+		for _, m := range c.SaslEnabledMechanisms {
+			if !contains(zkafkaSaslMechanisms, m) {
+				return configException("SASL mechanism %s in sasl.enabled.mechanisms is not supported by zkafka (supported: %s)", m, strings.Join(zkafkaSaslMechanisms, ", "))
+			}
+		}
+		if len(c.SaslEnabledMechanisms) == 0 {
+			return configException("sasl.enabled.mechanisms is empty but listener uses SASL")
+		}
+	}
+	if c.InterBrokerSecurityProtocol != common.PLAINTEXT {
+		return configException("Inter-broker security protocol %s is not supported by zkafka: brokers do not authenticate to each other yet; use a PLAINTEXT listener for %s", c.InterBrokerSecurityProtocol, interBrokerKey(c))
+	}
+	if c.AuthorizerClassName != "" {
+		return configException("authorizer.class.name %s is not supported by zkafka yet (see docs/deviations.md)", c.AuthorizerClassName)
+	}
+	return nil
+}
+
+func interBrokerKey(c *KafkaConfig) string {
+	if _, ok := c.Originals()["inter.broker.listener.name"]; ok {
+		return "inter.broker.listener.name"
+	}
+	return "security.inter.broker.protocol"
+}

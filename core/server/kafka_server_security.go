@@ -1,0 +1,45 @@
+package server
+
+import (
+	"fmt"
+
+	"github.com/zkafka/zkafka/clients/security"
+)
+
+// saslAuthenticator builds what the SASL_PLAINTEXT listeners authenticate with: the JAAS file's
+// KafkaServer section (PLAIN's user_<name> options) and the SCRAM credential cache, filled from
+// /config/users by the DynamicConfigManager. Without a SASL listener it returns nils.
+//
+// The JAAS file is zkafka.jaas.config.file, else -Djava.security.auth.login.config=FILE in
+// KAFKA_OPTS, as Kafka's scripts hand it to the JVM.
+//
+// Kafka 0.10.2: KafkaServer.startup's CredentialProvider and SocketServer's SaslChannelBuilder
+// (LoginManager over JaasUtils).
+func (s *KafkaServer) saslAuthenticator() (*security.SaslServerAuthenticator, *security.CredentialCache, error) {
+	if !s.config.HasSaslListener() {
+		return nil, nil, nil
+	}
+	file := ""
+	if s.config.JaasConfigFile != nil {
+		file = *s.config.JaasConfigFile
+	} else {
+		file = security.JaasFileFromOpts(s.getenv("KAFKA_OPTS"))
+	}
+	if file == "" {
+		return nil, nil, fmt.Errorf("Could not find a '%s' entry in the JAAS configuration. System property '%s' is not set",
+			security.JaasServerContext, security.JaasLoginConfigProp)
+	}
+	jaas, err := security.LoadJaasConfig(file)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(jaas[security.JaasServerContext]) == 0 {
+		return nil, nil, fmt.Errorf("Could not find a '%s' entry in the JAAS configuration. System property '%s' is %s",
+			security.JaasServerContext, security.JaasLoginConfigProp, file)
+	}
+	creds := security.NewCredentialCache(s.config.SaslEnabledMechanisms)
+	return &security.SaslServerAuthenticator{
+		EnabledMechanisms: s.config.SaslEnabledMechanisms, Jaas: jaas, Credentials: creds,
+		MaxReceiveSize: s.config.SocketRequestMaxBytes,
+	}, creds, nil
+}
