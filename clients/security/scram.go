@@ -204,9 +204,12 @@ func (s *ScramSaslServer) evaluate(msg string) ([]byte, error) {
 		if m == nil {
 			return nil, saslError("Invalid SCRAM client final message format: %s", msg)
 		}
-		withoutProof, nonce := m[1], m[3]
+		// As in 0.10.2, the nonce the client echoes is not compared with the server's: the proof
+		// covers the message as sent (and the server-first message with the server's fresh
+		// nonce), and librdkafka's SCRAM client of that era echoes client nonce + server nonce.
+		withoutProof := m[1]
 		proof, err := base64.StdEncoding.DecodeString(m[4])
-		if err != nil || nonce != s.nonce {
+		if err != nil {
 			return nil, saslError("Authentication failed: Invalid client final message")
 		}
 		authMessage := s.clientFirstBare + "," + s.serverFirst + "," + withoutProof
