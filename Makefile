@@ -41,7 +41,8 @@ RACE_PKGS = \
 	./clients/producer/ \
 	./tools/perf/ \
 	./tools/consoleproducer/ \
-	./tools/verifiable/
+	./tools/verifiable/ \
+	./clients/security/
 
 unit: ## every package's tests (real ZooKeeper for zk/*), plus the race detector where goroutines race by design
 	ZKAFKA_BIN=$(CURDIR)/bin/zkafka $(GO) test -count=1 -timeout 20m $(PKGS)
@@ -63,7 +64,9 @@ FUZZ_TARGETS = \
 	tools/commandline:FuzzMessageFormatters:5s \
 	clients/network:FuzzReadNetworkReceive:5s \
 	core/log:FuzzParseLeaderEpochCheckpoint:5s \
-	clients/protocol:FuzzOffsetsForLeaderEpoch:5s
+	clients/protocol:FuzzOffsetsForLeaderEpoch:5s \
+	clients/security:FuzzSaslServerAuthenticator:5s \
+	clients/security:FuzzParseJaasConfig:5s
 
 fuzz: ## each decoder's fuzz target for a bounded time
 	@set -e; for t in $(FUZZ_TARGETS); do \
