@@ -22,6 +22,7 @@ import (
 	"github.com/zkafka/zkafka/core/log"
 	"github.com/zkafka/zkafka/core/metrics"
 	"github.com/zkafka/zkafka/core/network"
+	"github.com/zkafka/zkafka/core/security/auth"
 	"github.com/zkafka/zkafka/core/server/brokerstate"
 	"github.com/zkafka/zkafka/core/server/config"
 	"github.com/zkafka/zkafka/core/utils"
@@ -36,6 +37,7 @@ type Loggers struct {
 	StateChange *logrus.Entry // state.change.logger (state-change.log)
 	Request     *logrus.Entry // kafka.request.logger (kafka-request.log)
 	Controller  *logrus.Entry // kafka.controller (controller.log)
+	Authorizer  *logrus.Entry // kafka.authorizer.logger (kafka-authorizer.log); nil: Server's
 }
 
 // KafkaServer is one broker: it starts its components in 0.10.2's order and stops them in
@@ -99,7 +101,9 @@ type KafkaServer struct {
 	Quotas *QuotaManagers
 	// credentialCache holds the SCRAM credentials of SASL listeners (nil without one).
 	credentialCache *security.CredentialCache
-	clientMetrics   *kmetrics.Metrics
+	// authorizer is the SimpleAclAuthorizer of authorizer.class.name (nil when empty).
+	authorizer    auth.Authorizer
+	clientMetrics *kmetrics.Metrics
 }
 
 // NewKafkaServer makes a broker from its config; getenv (os.Getenv when nil) supplies JMX_PORT.
@@ -257,10 +261,14 @@ func (s *KafkaServer) Startup() (err error) {
 		return err
 	}
 
+	if s.authorizer, err = s.startAuthorizer(); err != nil {
+		return err
+	}
+
 	s.apis = NewKafkaApis(KafkaApisConfig{RequestChannel: s.socketServer.RequestChannel, ReplicaManager: s.replicaManager,
 		ZkUtils: s.zkUtils, BrokerID: s.config.BrokerID, Config: s.config, MetadataCache: s.metadataCache,
 		Controller: s.Controller, Coordinator: s.Coordinator, AdminManager: s.adminManager, ClusterID: s.clusterID,
-		Quotas: s.Quotas,
+		Quotas: s.Quotas, Authorizer: s.authorizer,
 		Logger: s.loggers.Server, RequestLogger: s.loggers.Request})
 	s.requestHandlerPool = NewKafkaRequestHandlerPool(s.config.BrokerID, s.socketServer.RequestChannel, s.apis,
 		int(s.config.NumIoThreads), s.loggers.Server)
@@ -489,6 +497,9 @@ func (s *KafkaServer) shutdownComponents() {
 		s.kafkaScheduler.Shutdown()
 	}
 	s.Quotas.Shutdown() // Kafka: apis.close()
+	if s.authorizer != nil {
+		s.authorizer.Close()
+	}
 	if s.replicaManager != nil {
 		s.replicaManager.Shutdown(true)
 	}

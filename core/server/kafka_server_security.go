@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/zkafka/zkafka/clients/security"
+	"github.com/zkafka/zkafka/core/security/auth"
 )
 
 // saslAuthenticator builds what the SASL_PLAINTEXT listeners authenticate with: the JAAS file's
@@ -42,4 +43,24 @@ func (s *KafkaServer) saslAuthenticator() (*security.SaslServerAuthenticator, *s
 		EnabledMechanisms: s.config.SaslEnabledMechanisms, Jaas: jaas, Credentials: creds,
 		MaxReceiveSize: s.config.SocketRequestMaxBytes,
 	}, creds, nil
+}
+
+// startAuthorizer builds the authorizer.class.name authorizer: SimpleAclAuthorizer on the
+// broker's ZooKeeper connection, configured from the broker's original properties (super.users,
+// allow.everyone.if.no.acl.found); nil when the key is empty. KafkaConfig refuses other classes.
+//
+// Kafka 0.10.2: KafkaServer.startup's authorizer (CoreUtils.createObject + configure).
+func (s *KafkaServer) startAuthorizer() (auth.Authorizer, error) {
+	if s.config.AuthorizerClassName == "" {
+		return nil, nil
+	}
+	audit := s.loggers.Authorizer
+	if audit == nil {
+		audit = s.loggers.Server.WithField("logger", "kafka.authorizer.logger")
+	}
+	a, err := auth.NewSimpleAclAuthorizer(s.zkUtils, s.config.Originals(), s.loggers.Server, audit)
+	if err != nil {
+		return nil, err // not a typed nil in the interface
+	}
+	return a, nil
 }

@@ -118,7 +118,7 @@ func TestValidationMessages(t *testing.T) {
 		{base("listeners", "PLAINTEXT://:9092,SSL://:9093"), "Listener SSL uses security protocol SSL: zkafka does not support SSL listeners yet (see docs/deviations.md)"},
 		{base("listeners", "PLAINTEXT://:9092,SASL_PLAINTEXT://:9093"), "SASL mechanism GSSAPI in sasl.enabled.mechanisms is not supported by zkafka (supported: PLAIN, SCRAM-SHA-256, SCRAM-SHA-512)"},
 		{base("listeners", "SASL_PLAINTEXT://:9093", "sasl.enabled.mechanisms", "PLAIN", "security.inter.broker.protocol", "SASL_PLAINTEXT", "sasl.mechanism.inter.broker.protocol", "PLAIN"), "Inter-broker security protocol SASL_PLAINTEXT is not supported by zkafka: brokers do not authenticate to each other yet; use a PLAINTEXT listener for security.inter.broker.protocol"},
-		{base("authorizer.class.name", "kafka.security.auth.SimpleAclAuthorizer"), "authorizer.class.name kafka.security.auth.SimpleAclAuthorizer is not supported by zkafka yet (see docs/deviations.md)"},
+		{base("authorizer.class.name", "com.example.MyAuthorizer"), "authorizer.class.name com.example.MyAuthorizer is not supported by zkafka: the only authorizer is kafka.security.auth.SimpleAclAuthorizer"},
 	}
 	for _, c := range cases {
 		_, err := FromProps(c.props)

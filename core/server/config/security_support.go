@@ -6,6 +6,9 @@ import (
 	"github.com/zkafka/zkafka/clients/common"
 )
 
+// SimpleAclAuthorizerClassName is the one authorizer.class.name zkafka builds.
+const SimpleAclAuthorizerClassName = "kafka.security.auth.SimpleAclAuthorizer"
+
 // zkafkaSaslMechanisms are the SASL mechanisms zkafka's broker serves (GSSAPI is not built).
 var zkafkaSaslMechanisms = []string{"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"}
 
@@ -40,8 +43,8 @@ func (c *KafkaConfig) validateSupported() error {
 	if c.InterBrokerSecurityProtocol != common.PLAINTEXT {
 		return configException("Inter-broker security protocol %s is not supported by zkafka: brokers do not authenticate to each other yet; use a PLAINTEXT listener for %s", c.InterBrokerSecurityProtocol, interBrokerKey(c))
 	}
-	if c.AuthorizerClassName != "" {
-		return configException("authorizer.class.name %s is not supported by zkafka yet (see docs/deviations.md)", c.AuthorizerClassName)
+	if c.AuthorizerClassName != "" && c.AuthorizerClassName != SimpleAclAuthorizerClassName {
+		return configException("authorizer.class.name %s is not supported by zkafka: the only authorizer is %s", c.AuthorizerClassName, SimpleAclAuthorizerClassName)
 	}
 	return nil
 }
