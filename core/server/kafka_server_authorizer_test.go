@@ -20,7 +20,7 @@ import (
 
 // authzCodes is what one non-super user gets for each request kind.
 type authzCodes struct {
-	metadata, produce, fetch, coordinator, join, listGroups, createTopics, deleteTopics sarama.KError
+	metadata, produce, fetch, coordinator, join, describeGroup, commit, offsetFetch, listGroups, createTopics, deleteTopics sarama.KError
 }
 
 // TestKafkaServerAuthorizer runs a broker with SimpleAclAuthorizer (authorizer.class.name),
@@ -110,6 +110,28 @@ func TestKafkaServerAuthorizer(t *testing.T) {
 		if c.join == sarama.ErrNoError { // leave again, so the next round starts from an empty group
 			alice.LeaveGroup(&sarama.LeaveGroupRequest{GroupId: group, MemberId: jr.MemberId})
 		}
+		dg, err := alice.DescribeGroups(&sarama.DescribeGroupsRequest{Groups: []string{group}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.describeGroup = dg.Groups[0].Err
+		ocr := &sarama.OffsetCommitRequest{Version: 0, ConsumerGroup: group}
+		ocr.AddBlock(topic, 0, 1, 0, "")
+		oc, err := alice.CommitOffset(ocr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.commit = oc.Errors[topic][0]
+		ofr := &sarama.OffsetFetchRequest{Version: 1, ConsumerGroup: group}
+		ofr.AddPartition(topic, 0)
+		of, err := alice.FetchOffset(ofr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.offsetFetch = of.Err
+		if b := of.GetBlock(topic, 0); of.Err == sarama.ErrNoError && b != nil {
+			c.offsetFetch = b.Err
+		}
 		lr, err := alice.ListGroups(&sarama.ListGroupsRequest{})
 		if err != nil {
 			t.Fatal(err)
@@ -147,7 +169,7 @@ func TestKafkaServerAuthorizer(t *testing.T) {
 	// No ACLs: existence is not disclosed; the group and cluster answers name the resource.
 	expect("no ACLs", authzCodes{
 		metadata: sarama.ErrUnknownTopicOrPartition, produce: sarama.ErrUnknownTopicOrPartition, fetch: sarama.ErrUnknownTopicOrPartition,
-		coordinator: sarama.ErrGroupAuthorizationFailed, join: sarama.ErrGroupAuthorizationFailed, listGroups: sarama.ErrClusterAuthorizationFailed,
+		coordinator: sarama.ErrGroupAuthorizationFailed, join: sarama.ErrGroupAuthorizationFailed, describeGroup: sarama.ErrGroupAuthorizationFailed, commit: sarama.ErrGroupAuthorizationFailed, offsetFetch: sarama.ErrGroupAuthorizationFailed, listGroups: sarama.ErrClusterAuthorizationFailed,
 		createTopics: sarama.ErrClusterAuthorizationFailed, deleteTopics: sarama.ErrUnknownTopicOrPartition,
 	})
 
@@ -155,7 +177,7 @@ func TestKafkaServerAuthorizer(t *testing.T) {
 	kafkaACLs("--add", "--allow-principal", "User:alice", "--operation", "Describe", "--topic", topic)
 	describeOnly := authzCodes{
 		metadata: sarama.ErrNoError, produce: sarama.ErrTopicAuthorizationFailed, fetch: sarama.ErrTopicAuthorizationFailed,
-		coordinator: sarama.ErrGroupAuthorizationFailed, join: sarama.ErrGroupAuthorizationFailed, listGroups: sarama.ErrClusterAuthorizationFailed,
+		coordinator: sarama.ErrGroupAuthorizationFailed, join: sarama.ErrGroupAuthorizationFailed, describeGroup: sarama.ErrGroupAuthorizationFailed, commit: sarama.ErrGroupAuthorizationFailed, offsetFetch: sarama.ErrGroupAuthorizationFailed, listGroups: sarama.ErrClusterAuthorizationFailed,
 		createTopics: sarama.ErrClusterAuthorizationFailed, deleteTopics: sarama.ErrTopicAuthorizationFailed,
 	}
 	expect("Describe on the topic", describeOnly)
@@ -172,7 +194,7 @@ func TestKafkaServerAuthorizer(t *testing.T) {
 	kafkaACLs("--add", "--allow-principal", "User:alice", "--producer", "--consumer", "--topic", topic, "--group", group)
 	expect("--producer --consumer", authzCodes{
 		metadata: sarama.ErrNoError, produce: sarama.ErrNoError, fetch: sarama.ErrNoError,
-		coordinator: sarama.ErrNoError, join: sarama.ErrNoError, listGroups: sarama.ErrClusterAuthorizationFailed,
+		coordinator: sarama.ErrNoError, join: sarama.ErrNoError, describeGroup: sarama.ErrNoError, commit: sarama.ErrNoError, offsetFetch: sarama.ErrNoError, listGroups: sarama.ErrClusterAuthorizationFailed,
 		createTopics: sarama.ErrNoError, deleteTopics: sarama.ErrTopicAuthorizationFailed,
 	})
 
@@ -180,7 +202,7 @@ func TestKafkaServerAuthorizer(t *testing.T) {
 	kafkaACLs("--remove", "--topic", topic, "--group", group, "--cluster")
 	expect("after --remove", authzCodes{
 		metadata: sarama.ErrUnknownTopicOrPartition, produce: sarama.ErrUnknownTopicOrPartition, fetch: sarama.ErrUnknownTopicOrPartition,
-		coordinator: sarama.ErrGroupAuthorizationFailed, join: sarama.ErrGroupAuthorizationFailed, listGroups: sarama.ErrClusterAuthorizationFailed,
+		coordinator: sarama.ErrGroupAuthorizationFailed, join: sarama.ErrGroupAuthorizationFailed, describeGroup: sarama.ErrGroupAuthorizationFailed, commit: sarama.ErrGroupAuthorizationFailed, offsetFetch: sarama.ErrGroupAuthorizationFailed, listGroups: sarama.ErrClusterAuthorizationFailed,
 		createTopics: sarama.ErrClusterAuthorizationFailed, deleteTopics: sarama.ErrUnknownTopicOrPartition,
 	})
 }
