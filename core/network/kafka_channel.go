@@ -2,6 +2,7 @@ package network
 
 import (
 	"bufio"
+	"crypto/tls"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -11,10 +12,15 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/zkafka/zkafka/clients/security"
 )
 
 // errInvalidReceive is InvalidReceiveException: a size prefix out of range.
 var errInvalidReceive = errors.New("invalid receive")
+
+// errSslHandshake marks a connection whose TLS handshake failed.
+var errSslHandshake = errors.New("SSL handshake failed")
 
 // errInvalidRequest marks a request whose header or body does not parse.
 var errInvalidRequest = errors.New("invalid request")
@@ -147,6 +153,13 @@ func (w activityWriter) SyscallConn() (syscall.RawConn, error) {
 
 func (ch *KafkaChannel) readLoop(p *Processor) {
 	defer ch.wg.Done()
+	if tc, ok := ch.conn.(*tls.Conn); ok { // SSL and SASL_SSL: the handshake, then the peer's principal
+		if err := tc.Handshake(); err != nil {
+			ch.readErr(fmt.Errorf("%w: %w", errSslHandshake, err), p.disconnects)
+			return
+		}
+		ch.principal = security.SslPrincipal(tc.ConnectionState())
+	}
 	if p.sasl != nil { // a SASL listener: nothing reaches the handlers before authentication
 		principal, err := p.sasl.Authenticate(struct {
 			io.Reader

@@ -224,6 +224,9 @@ func (s *KafkaServer) Startup() (err error) {
 	if sscfg.SaslAuthenticator, s.credentialCache, err = s.saslAuthenticator(); err != nil {
 		return err
 	}
+	if sscfg.TLSConfig, err = s.sslServerConfig(); err != nil {
+		return err
+	}
 	if s.config.LeaderEpochTruncationEnable {
 		sscfg.ParseRequest = interBrokerRequestParser(s.config.BrokerID)
 	}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"crypto/tls"
 	"fmt"
 
 	"github.com/zkafka/zkafka/clients/security"
@@ -63,4 +64,42 @@ func (s *KafkaServer) startAuthorizer() (auth.Authorizer, error) {
 		return nil, err // not a typed nil in the interface
 	}
 	return a, nil
+}
+
+// sslServerConfig builds the tls.Config of the SSL and SASL_SSL listeners from the ssl.* keys;
+// nil without such a listener.
+//
+// Kafka 0.10.2: SslChannelBuilder's SslFactory in server mode.
+func (s *KafkaServer) sslServerConfig() (*tls.Config, error) {
+	c := s.config
+	if !c.HasSslListener() {
+		return nil, nil
+	}
+	str := func(p *string) string {
+		if p == nil {
+			return ""
+		}
+		return *p
+	}
+	pw := func(p interface{ Value() string }) string {
+		if p == nil {
+			return ""
+		}
+		return p.Value()
+	}
+	sc := security.SslConfig{
+		KeystoreType: c.SslKeystoreType, KeystoreLocation: str(c.SslKeystoreLocation),
+		TruststoreType: c.SslTruststoreType, TruststoreLocation: str(c.SslTruststoreLocation),
+		ClientAuth: c.SslClientAuth, EnabledProtocols: c.SslEnabledProtocols, CipherSuites: c.SslCipherSuites,
+	}
+	if c.SslKeystorePassword != nil {
+		sc.KeystorePassword = pw(c.SslKeystorePassword)
+	}
+	if c.SslKeyPassword != nil {
+		sc.KeyPassword = pw(c.SslKeyPassword)
+	}
+	if c.SslTruststorePassword != nil {
+		sc.TruststorePassword = pw(c.SslTruststorePassword)
+	}
+	return security.NewServerTLSConfig(sc)
 }

@@ -115,7 +115,9 @@ func TestValidationMessages(t *testing.T) {
 		{base("num.io.threads", "0"), "Invalid value 0 for configuration num.io.threads: Value must be at least 1"},
 		{base("log.cleanup.policy", "compact,bogus"), "Invalid value bogus for configuration log.cleanup.policy: String must be one of: compact, delete"},
 		// zkafka's refusals of what it does not build (security_support.go)
-		{base("listeners", "PLAINTEXT://:9092,SSL://:9093"), "Listener SSL uses security protocol SSL: zkafka does not support SSL listeners yet (see docs/deviations.md)"},
+		{base("listeners", "PLAINTEXT://:9092,SSL://:9093"), "ssl.keystore.location is required for SSL listeners"},
+		{base("listeners", "PLAINTEXT://:9092,SSL://:9093", "ssl.keystore.location", "/etc/kafka/server.keystore.jks"), "ssl.keystore.type JKS is not supported by zkafka: convert the store to PKCS12 with `keytool -importkeystore -srckeystore /etc/kafka/server.keystore.jks -destkeystore /etc/kafka/server.keystore.p12 -deststoretype PKCS12` and set ssl.keystore.type=PKCS12"},
+		{base("listeners", "PLAINTEXT://:9092,SSL://:9093", "ssl.keystore.location", "/k.p12", "ssl.keystore.type", "PKCS12", "ssl.client.auth", "required"), "ssl.truststore.location is required when ssl.client.auth is required"},
 		{base("listeners", "PLAINTEXT://:9092,SASL_PLAINTEXT://:9093"), "SASL mechanism GSSAPI in sasl.enabled.mechanisms is not supported by zkafka (supported: PLAIN, SCRAM-SHA-256, SCRAM-SHA-512)"},
 		{base("listeners", "SASL_PLAINTEXT://:9093", "sasl.enabled.mechanisms", "PLAIN", "security.inter.broker.protocol", "SASL_PLAINTEXT", "sasl.mechanism.inter.broker.protocol", "PLAIN"), "Inter-broker security protocol SASL_PLAINTEXT is not supported by zkafka: brokers do not authenticate to each other yet; use a PLAINTEXT listener for security.inter.broker.protocol"},
 		{base("authorizer.class.name", "com.example.MyAuthorizer"), "authorizer.class.name com.example.MyAuthorizer is not supported by zkafka: the only authorizer is kafka.security.auth.SimpleAclAuthorizer"},

@@ -22,12 +22,55 @@ func (c *KafkaConfig) HasSaslListener() bool {
 	return false
 }
 
+// HasSslListener tells whether a listener speaks SSL or SASL_SSL.
+func (c *KafkaConfig) HasSslListener() bool {
+	for _, ep := range c.Listeners {
+		if ep.SecurityProtocol == common.SSL || ep.SecurityProtocol == common.SASL_SSL {
+			return true
+		}
+	}
+	return false
+}
+
+// checkStoreType accepts PKCS12 and PEM (a zkafka extension) and answers JKS, a Java-only
+// format, with the keytool command that converts it.
+func checkStoreType(prop, storeType, location string) error {
+	switch strings.ToUpper(storeType) {
+	case "PKCS12", "PEM":
+		return nil
+	case "JKS":
+		dest := strings.TrimSuffix(location, ".jks") + ".p12"
+		return configException("%s JKS is not supported by zkafka: convert the store to PKCS12 with `keytool -importkeystore -srckeystore %s -destkeystore %s -deststoretype PKCS12` and set %s=PKCS12",
+			prop, location, dest, prop)
+	}
+	return configException("%s %s is not supported by zkafka (PKCS12, or PEM as a zkafka extension)", prop, storeType)
+}
+
 // validateSupported refuses, with a plain message, the security settings zkafka does not build
 // (docs/deviations.md), so none of them is accepted and silently ignored.
 func (c *KafkaConfig) validateSupported() error {
-	for _, ep := range c.Listeners {
-		if ep.SecurityProtocol == common.SSL || ep.SecurityProtocol == common.SASL_SSL {
-			return configException("Listener %s uses security protocol %s: zkafka does not support SSL listeners yet (see docs/deviations.md)", ep.ListenerName, ep.SecurityProtocol)
+	if c.HasSslListener() {
+		loc := ""
+		if c.SslKeystoreLocation != nil {
+			loc = *c.SslKeystoreLocation
+		}
+		if loc == "" {
+			return configException("ssl.keystore.location is required for SSL listeners")
+		}
+		if err := checkStoreType("ssl.keystore.type", c.SslKeystoreType, loc); err != nil {
+			return err
+		}
+		if c.SslClientAuth != "none" {
+			tl := ""
+			if c.SslTruststoreLocation != nil {
+				tl = *c.SslTruststoreLocation
+			}
+			if tl == "" {
+				return configException("ssl.truststore.location is required when ssl.client.auth is %s", c.SslClientAuth)
+			}
+			if err := checkStoreType("ssl.truststore.type", c.SslTruststoreType, tl); err != nil {
+				return err
+			}
 		}
 	}
 	if c.HasSaslListener() {
