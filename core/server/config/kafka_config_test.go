@@ -120,6 +120,8 @@ func TestValidationMessages(t *testing.T) {
 		{base("listeners", "PLAINTEXT://:9092,SSL://:9093", "ssl.keystore.location", "/k.p12", "ssl.keystore.type", "PKCS12", "ssl.client.auth", "required"), "ssl.truststore.location is required when ssl.client.auth is required"},
 		{base("listeners", "PLAINTEXT://:9092,SASL_PLAINTEXT://:9093"), "SASL mechanism GSSAPI in sasl.enabled.mechanisms is not supported by zkafka (supported: PLAIN, SCRAM-SHA-256, SCRAM-SHA-512)"},
 		{base("listeners", "SASL_PLAINTEXT://:9093", "sasl.enabled.mechanisms", "PLAIN", "security.inter.broker.protocol", "SASL_PLAINTEXT", "sasl.mechanism.inter.broker.protocol", "PLAIN"), "Inter-broker security protocol SASL_PLAINTEXT is not supported by zkafka: brokers do not authenticate to each other yet; use a PLAINTEXT listener for security.inter.broker.protocol"},
+		{base("principal.builder.class", "com.example.Builder"), "principal.builder.class com.example.Builder is not supported by zkafka: the principal is DefaultPrincipalBuilder's"},
+		{base("zookeeper.set.acl", "true"), "zookeeper.set.acl=true is not supported by zkafka: znodes are created with open ACLs (see docs/deviations.md)"},
 		{base("authorizer.class.name", "com.example.MyAuthorizer"), "authorizer.class.name com.example.MyAuthorizer is not supported by zkafka: the only authorizer is kafka.security.auth.SimpleAclAuthorizer"},
 	}
 	for _, c := range cases {

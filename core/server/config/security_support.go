@@ -86,6 +86,12 @@ func (c *KafkaConfig) validateSupported() error {
 	if c.InterBrokerSecurityProtocol != common.PLAINTEXT {
 		return configException("Inter-broker security protocol %s is not supported by zkafka: brokers do not authenticate to each other yet; use a PLAINTEXT listener for %s", c.InterBrokerSecurityProtocol, interBrokerKey(c))
 	}
+	if c.PrincipalBuilderClass != "org.apache.kafka.common.security.auth.DefaultPrincipalBuilder" {
+		return configException("principal.builder.class %s is not supported by zkafka: the principal is DefaultPrincipalBuilder's", c.PrincipalBuilderClass)
+	}
+	if c.ZkEnableSecureAcls {
+		return configException("zookeeper.set.acl=true is not supported by zkafka: znodes are created with open ACLs (see docs/deviations.md)")
+	}
 	if c.AuthorizerClassName != "" && c.AuthorizerClassName != SimpleAclAuthorizerClassName {
 		return configException("authorizer.class.name %s is not supported by zkafka: the only authorizer is %s", c.AuthorizerClassName, SimpleAclAuthorizerClassName)
 	}
