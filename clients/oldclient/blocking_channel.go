@@ -35,6 +35,10 @@ type BlockingChannel struct {
 	clientID    string
 	readTimeout time.Duration
 
+	// Secure, when set, wraps each new connection before use (a broker's controlled shutdown
+	// request on a TLS or SASL inter-broker listener); nil: plaintext.
+	Secure func(net.Conn) (net.Conn, error)
+
 	mu            sync.Mutex // guards conn against a concurrent Disconnect
 	conn          net.Conn
 	correlationID int32
@@ -91,6 +95,14 @@ func (c *BlockingChannel) Connect() error {
 	}
 	if tc, ok := conn.(*net.TCPConn); ok {
 		_ = tc.SetNoDelay(true)
+	}
+	if c.Secure != nil {
+		secured, err := c.Secure(conn)
+		if err != nil {
+			conn.Close()
+			return err
+		}
+		conn = secured
 	}
 	c.conn = conn
 	return nil

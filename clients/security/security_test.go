@@ -279,3 +279,34 @@ func TestSaslServerAuthenticator(t *testing.T) {
 }
 
 func ptr(s string) *string { return &s }
+
+// TestSaslClientAuthenticate runs the broker-side client against the authenticator for each
+// mechanism, with the right and a wrong password.
+func TestSaslClientAuthenticate(t *testing.T) {
+	jaas, _ := ParseJaasConfig(testJaas)
+	creds := NewCredentialCache([]string{"SCRAM-SHA-256", "SCRAM-SHA-512"})
+	creds.UpdateCredentials("broker", map[string]string{ // one user config holds both, as kafka-configs writes it
+		"SCRAM-SHA-256": scramCred(t, ScramMechanisms["SCRAM-SHA-256"], "broker-secret", 4096),
+		"SCRAM-SHA-512": scramCred(t, ScramMechanisms["SCRAM-SHA-512"], "broker-secret", 4096)})
+	a := &SaslServerAuthenticator{EnabledMechanisms: SupportedMechanisms, Jaas: jaas, Credentials: creds, MaxReceiveSize: 1 << 20}
+	for _, c := range []struct{ mech, user, pass, principal string }{
+		{"PLAIN", "admin", "admin-secret", "User:admin"},
+		{"SCRAM-SHA-256", "broker", "broker-secret", "User:broker"},
+		{"SCRAM-SHA-512", "broker", "broker-secret", "User:broker"},
+		{"PLAIN", "admin", "wrong", ""},
+		{"SCRAM-SHA-512", "broker", "wrong", ""},
+		{"SCRAM-SHA-256", "nobody", "x", ""},
+	} {
+		var clientErr error
+		p, err := exchange(t, a, func(conn net.Conn) { clientErr = SaslClientAuthenticate(conn, "1", c.mech, c.user, c.pass) })
+		if c.principal == "" {
+			if err == nil || clientErr == nil {
+				t.Errorf("%s %s/%s: server %v, client %v", c.mech, c.user, c.pass, err, clientErr)
+			}
+			continue
+		}
+		if err != nil || clientErr != nil || p != c.principal {
+			t.Errorf("%s %s: %q server %v client %v", c.mech, c.user, p, err, clientErr)
+		}
+	}
+}

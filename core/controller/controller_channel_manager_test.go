@@ -21,7 +21,7 @@ func TestRequestSendThreadReconnects(t *testing.T) {
 	b.mu.Unlock()
 	scl, _ := stateChangeLogger(t)
 	m := newControllerChannelManager(1, func() int32 { return 3 }, "PLAINTEXT", time.Second, time.Second,
-		[]zkutils.BrokerInfo{b.info()}, logrus.NewEntry(newLogger(t, logrus.ErrorLevel)), logrus.NewEntry(scl))
+		[]zkutils.BrokerInfo{b.info()}, logrus.NewEntry(newLogger(t, logrus.ErrorLevel)), logrus.NewEntry(scl), nil)
 	m.Startup()
 	defer m.Shutdown()
 	got := make(chan protocol.Message, 4)

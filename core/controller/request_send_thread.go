@@ -12,6 +12,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/zkafka/zkafka/clients/protocol"
+	"github.com/zkafka/zkafka/clients/security"
 	"github.com/zkafka/zkafka/zk/zkutils"
 )
 
@@ -60,6 +61,7 @@ type RequestSendThread struct {
 	done chan struct{}
 
 	correlationID int32
+	interBroker   *security.InterBrokerSecurity // TLS and SASL on a secured inter-broker listener (nil: none)
 }
 
 func newRequestSendThread(controllerID int32, epoch func() int32, broker zkutils.BrokerInfo, listenerName string,
@@ -193,8 +195,13 @@ func (t *RequestSendThread) connection() (net.Conn, error) {
 	if host == "" {
 		host = "localhost"
 	}
-	c, err := net.DialTimeout("tcp", net.JoinHostPort(host, strconv.Itoa(int(ep.Port))), t.socketTimeout)
+	raw, err := net.DialTimeout("tcp", net.JoinHostPort(host, strconv.Itoa(int(ep.Port))), t.socketTimeout)
 	if err != nil {
+		return nil, err
+	}
+	c, err := t.interBroker.Secure(raw, fmt.Sprint(t.controllerID), t.socketTimeout)
+	if err != nil {
+		raw.Close()
 		return nil, err
 	}
 	t.mu.Lock()

@@ -101,6 +101,8 @@ type KafkaServer struct {
 	Quotas *QuotaManagers
 	// credentialCache holds the SCRAM credentials of SASL listeners (nil without one).
 	credentialCache *security.CredentialCache
+	// interBroker secures this broker's connections to the others (nil: PLAINTEXT between brokers).
+	interBroker *security.InterBrokerSecurity
 	// authorizer is the SimpleAclAuthorizer of authorizer.class.name (nil when empty).
 	authorizer    auth.Authorizer
 	clientMetrics *kmetrics.Metrics
@@ -227,6 +229,9 @@ func (s *KafkaServer) Startup() (err error) {
 	if sscfg.TLSConfig, err = s.sslServerConfig(); err != nil {
 		return err
 	}
+	if s.interBroker, err = s.interBrokerSecurity(sscfg.SaslAuthenticator); err != nil {
+		return err
+	}
 	if s.config.LeaderEpochTruncationEnable {
 		sscfg.ParseRequest = interBrokerRequestParser(s.config.BrokerID)
 	}
@@ -239,7 +244,7 @@ func (s *KafkaServer) Startup() (err error) {
 	s.replicaManager, err = NewReplicaManager(ReplicaManagerConfig{Config: s.config, Time: s.time, ZkUtils: s.zkUtils,
 		LogManager: s.logManager, Scheduler: s.kafkaScheduler, DefaultLogConfig: defaultLog, BrokerTopicStats: s.topicStats,
 		Metrics: s.Metrics, Logger: s.loggers.Server, StateChange: s.loggers.StateChange, MetadataCache: s.metadataCache,
-		IsShuttingDown: &s.isShuttingDown, QuotaManager: s.Quotas.Follower})
+		IsShuttingDown: &s.isShuttingDown, QuotaManager: s.Quotas.Follower, InterBroker: s.interBroker})
 	if err != nil {
 		return err
 	}

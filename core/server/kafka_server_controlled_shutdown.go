@@ -102,8 +102,12 @@ func (s *KafkaServer) connectToBroker(id int32, timeout time.Duration) (*oldclie
 	if host == "" {
 		host = "localhost"
 	}
-	c, err := oldclient.Connect(net.JoinHostPort(host, strconv.Itoa(int(ep.Port))), strconv.Itoa(int(s.config.BrokerID)), timeout)
-	if err != nil {
+	clientID := strconv.Itoa(int(s.config.BrokerID))
+	c := oldclient.NewBlockingChannel(host, ep.Port, clientID, timeout)
+	if s.interBroker != nil {
+		c.Secure = func(conn net.Conn) (net.Conn, error) { return s.interBroker.Secure(conn, clientID, timeout) }
+	}
+	if err := c.Connect(); err != nil {
 		return nil, fmt.Errorf("Failed to connect within %v: %w", timeout, err)
 	}
 	return c, nil

@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"fmt"
 
+	"github.com/zkafka/zkafka/clients/common"
 	"github.com/zkafka/zkafka/clients/security"
 	"github.com/zkafka/zkafka/core/security/auth"
 )
@@ -75,17 +76,17 @@ func (s *KafkaServer) sslServerConfig() (*tls.Config, error) {
 	if !c.HasSslListener() {
 		return nil, nil
 	}
+	return security.NewServerTLSConfig(s.sslConfig())
+}
+
+// sslConfig gathers the ssl.* keys.
+func (s *KafkaServer) sslConfig() security.SslConfig {
+	c := s.config
 	str := func(p *string) string {
 		if p == nil {
 			return ""
 		}
 		return *p
-	}
-	pw := func(p interface{ Value() string }) string {
-		if p == nil {
-			return ""
-		}
-		return p.Value()
 	}
 	sc := security.SslConfig{
 		KeystoreType: c.SslKeystoreType, KeystoreLocation: str(c.SslKeystoreLocation),
@@ -93,13 +94,60 @@ func (s *KafkaServer) sslServerConfig() (*tls.Config, error) {
 		ClientAuth: c.SslClientAuth, EnabledProtocols: c.SslEnabledProtocols, CipherSuites: c.SslCipherSuites,
 	}
 	if c.SslKeystorePassword != nil {
-		sc.KeystorePassword = pw(c.SslKeystorePassword)
+		sc.KeystorePassword = c.SslKeystorePassword.Value()
 	}
 	if c.SslKeyPassword != nil {
-		sc.KeyPassword = pw(c.SslKeyPassword)
+		sc.KeyPassword = c.SslKeyPassword.Value()
 	}
 	if c.SslTruststorePassword != nil {
-		sc.TruststorePassword = pw(c.SslTruststorePassword)
+		sc.TruststorePassword = c.SslTruststorePassword.Value()
 	}
-	return security.NewServerTLSConfig(sc)
+	return sc
+}
+
+// interBrokerSecurity is how this broker's own connections to other brokers (replica fetchers,
+// the controller's channels, the controlled shutdown request) authenticate on the inter-broker
+// listener: TLS with the truststore for SSL and SASL_SSL, SASL with
+// sasl.mechanism.inter.broker.protocol and the username/password options of the JAAS file's
+// KafkaServer section (those of the mechanism's login module first). nil for PLAINTEXT.
+//
+// Kafka 0.10.2: ChannelBuilders.clientChannelBuilder for the inter-broker listener, with the
+// LoginManager of the KafkaServer context.
+func (s *KafkaServer) interBrokerSecurity(sasl *security.SaslServerAuthenticator) (*security.InterBrokerSecurity, error) {
+	c := s.config
+	proto := c.InterBrokerSecurityProtocol
+	if proto == common.PLAINTEXT {
+		return nil, nil
+	}
+	ib := &security.InterBrokerSecurity{Protocol: proto, Mechanism: c.SaslMechanismInterBrokerProtocol}
+	if proto == common.SSL || proto == common.SASL_SSL {
+		sc := s.sslConfig()
+		tc, err := security.ClientTLSConfig(sc)
+		if err != nil {
+			return nil, err
+		}
+		ib.TLS = tc
+	}
+	if proto == common.SASL_PLAINTEXT || proto == common.SASL_SSL {
+		if sasl == nil {
+			return nil, fmt.Errorf("No SASL listener for security.inter.broker.protocol %s", proto)
+		}
+		module := security.PlainLoginModule
+		if ib.Mechanism != security.PlainMechanism {
+			module = security.ScramLoginModule
+		}
+		user, ok := sasl.Jaas.ConfigEntryOption(security.JaasServerContext, "username", module)
+		if !ok {
+			user, ok = sasl.Jaas.ConfigEntryOption(security.JaasServerContext, "username", "")
+		}
+		pass, _ := sasl.Jaas.ConfigEntryOption(security.JaasServerContext, "password", module)
+		if p2, ok2 := sasl.Jaas.ConfigEntryOption(security.JaasServerContext, "password", ""); pass == "" && ok2 {
+			pass = p2
+		}
+		if !ok {
+			return nil, fmt.Errorf("the JAAS file's %s section has no username for SASL between brokers (%s)", security.JaasServerContext, ib.Mechanism)
+		}
+		ib.Username, ib.Password = user, pass
+	}
+	return ib, nil
 }

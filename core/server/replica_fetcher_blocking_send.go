@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/zkafka/zkafka/clients/protocol"
+	"github.com/zkafka/zkafka/clients/security"
 	"github.com/zkafka/zkafka/core/cluster"
 )
 
@@ -22,9 +23,10 @@ import (
 type replicaFetcherBlockingSend struct {
 	sourceBroker   cluster.BrokerEndPoint
 	clientID       string
-	connectTimeout time.Duration // replica.socket.timeout.ms
-	requestTimeout time.Duration // request.timeout.ms
-	recvBuffer     int           // replica.socket.receive.buffer.bytes (-1: OS default)
+	connectTimeout time.Duration                 // replica.socket.timeout.ms
+	requestTimeout time.Duration                 // request.timeout.ms
+	recvBuffer     int                           // replica.socket.receive.buffer.bytes (-1: OS default)
+	security       *security.InterBrokerSecurity // TLS and SASL on a secured inter-broker listener (nil: none)
 
 	mu            sync.Mutex // one exchange at a time (the fetch loop, and offset lookups from AddPartitions)
 	conn          net.Conn
@@ -51,7 +53,12 @@ func (b *replicaFetcherBlockingSend) connect(ctx context.Context) error {
 			_ = tc.SetReadBuffer(b.recvBuffer)
 		}
 	}
-	b.conn = c
+	secured, err := b.security.Secure(c, b.clientID, b.connectTimeout)
+	if err != nil {
+		c.Close()
+		return fmt.Errorf("failed to authenticate to broker %d (%s): %w", b.sourceBroker.ID, b.sourceBroker.ConnectionString(), err)
+	}
+	b.conn = secured
 	return nil
 }
 

@@ -83,7 +83,7 @@ func NewReplicaFetcherThread(name string, fetcherID int, sourceBroker cluster.Br
 		maxBytes:  cfg.ReplicaFetchResponseMaxBytes,
 		fetchSize: cfg.ReplicaFetchMaxBytes,
 		backoffMs: int64(cfg.ReplicaFetchBackoffMs),
-		send: &replicaFetcherBlockingSend{sourceBroker: sourceBroker, clientID: name,
+		send: &replicaFetcherBlockingSend{sourceBroker: sourceBroker, clientID: name, security: rm.interBroker,
 			connectTimeout: msDuration(int64(cfg.ReplicaSocketTimeoutMs)),
 			requestTimeout: msDuration(int64(cfg.RequestTimeoutMs)),
 			recvBuffer:     int(cfg.ReplicaSocketReceiveBufferBytes)},

@@ -83,8 +83,9 @@ func (c *KafkaConfig) validateSupported() error {
 			return configException("sasl.enabled.mechanisms is empty but listener uses SASL")
 		}
 	}
-	if c.InterBrokerSecurityProtocol != common.PLAINTEXT {
-		return configException("Inter-broker security protocol %s is not supported by zkafka: brokers do not authenticate to each other yet; use a PLAINTEXT listener for %s", c.InterBrokerSecurityProtocol, interBrokerKey(c))
+	if (c.InterBrokerSecurityProtocol == common.SSL || c.InterBrokerSecurityProtocol == common.SASL_SSL) &&
+		(c.SslTruststoreLocation == nil || *c.SslTruststoreLocation == "") {
+		return configException("ssl.truststore.location is required when %s is %s", interBrokerKey(c), c.InterBrokerSecurityProtocol)
 	}
 	if c.PrincipalBuilderClass != "org.apache.kafka.common.security.auth.DefaultPrincipalBuilder" {
 		return configException("principal.builder.class %s is not supported by zkafka: the principal is DefaultPrincipalBuilder's", c.PrincipalBuilderClass)
