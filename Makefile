@@ -42,7 +42,8 @@ RACE_PKGS = \
 	./tools/perf/ \
 	./tools/consoleproducer/ \
 	./tools/verifiable/ \
-	./clients/security/
+	./clients/security/ \
+	./core/security/...
 
 unit: ## every package's tests (real ZooKeeper for zk/*), plus the race detector where goroutines race by design
 	ZKAFKA_BIN=$(CURDIR)/bin/zkafka $(GO) test -count=1 -timeout 20m $(PKGS)
