@@ -99,7 +99,12 @@ func TestSecurityWithScripts(t *testing.T) {
 	if out, err := produce(bob, "before the ACL"); err == nil {
 		t.Fatalf("bob produced without an ACL:\n%s", out)
 	}
-	out = s.run(ctx, "kafka-acls.sh", "--authorizer-properties", "zookeeper.connect="+zk, "--add", "--allow-principal", "User:bob", "--producer", "--topic", "secured")
+	aclCmd := exec.CommandContext(ctx, filepath.Join(s.dir, "kafka-acls.sh"), "--authorizer-properties", "zookeeper.connect="+zk, "--add",
+		"--allow-principal", "User:bob", "--producer", "--topic", "secured")
+	outb, err := aclCmd.CombinedOutput() // stdout and the tool's log on stderr
+	if out = string(outb); err != nil {
+		t.Fatalf("kafka-acls.sh: %v\n%s", err, out)
+	}
 	if !strings.Contains(out, "Current ACLs for resource `Topic:secured`: \n \tUser:bob has Allow permission for operations: Describe from hosts: *\n\tUser:bob has Allow permission for operations: Write from hosts: * \n") {
 		t.Fatalf("kafka-acls.sh printed %q", out)
 	}
