@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"sort"
 	"sync"
 	"time"
@@ -123,7 +124,7 @@ func (m *Metadata) AwaitUpdate(lastVersion int, maxWaitMs int64) error {
 	if maxWaitMs < 0 {
 		return errors.New("Max time to wait for metadata updates should not be < 0 milli seconds")
 	}
-	deadline := time.Now().Add(time.Duration(maxWaitMs) * time.Millisecond)
+	deadline := time.Now().Add(MillisToDuration(maxWaitMs))
 	var timer *time.Timer
 	for {
 		m.mu.Lock()
@@ -308,4 +309,13 @@ func (m *Metadata) String() string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return fmt.Sprintf("Metadata(version=%d, cluster=%s)", m.version, m.cluster)
+}
+
+// MillisToDuration is ms milliseconds as a Duration, saturating at the largest Duration, so that
+// Long.MAX_VALUE (MirrorMaker's max.block.ms, "wait for ever") does not overflow.
+func MillisToDuration(ms int64) time.Duration {
+	if ms > math.MaxInt64/int64(time.Millisecond) {
+		return math.MaxInt64
+	}
+	return time.Duration(ms) * time.Millisecond
 }

@@ -22,7 +22,8 @@ var (
 //
 // Kafka 0.10.2: kafka.utils.NetworkClientBlockingOps (an implicit Scala wrapper; here a small
 // struct around the client and its clock). Go difference: every wait also ends when ctx is done
-// (the caller's shutdown), where Scala relied on thread interruption.
+// (the caller's shutdown), where Scala relied on thread interruption: cancelling ctx wakes the
+// Poll in progress (KafkaClient.Wakeup), and each Poll is also bounded to ctxPollSlice.
 type NetworkClientBlockingOps struct {
 	Client KafkaClient
 	Time   common.Time
@@ -44,6 +45,7 @@ func (b NetworkClientBlockingOps) BlockingReady(ctx context.Context, node common
 	if timeoutMs < 0 {
 		return false, errors.New("timeout should be >= 0")
 	}
+	defer context.AfterFunc(ctx, b.Client.Wakeup)() // a cancelled ctx ends the Poll in progress
 	start := b.Time.Milliseconds()
 	if b.IsReady(node) || b.Client.Ready(node, start) {
 		return true, nil
@@ -80,7 +82,9 @@ func (b NetworkClientBlockingOps) BlockingSendAndReceive(ctx context.Context, re
 	if err := b.Client.Send(request, b.Time.Milliseconds()); err != nil {
 		return nil, err
 	}
-	wait := int64(math.MaxInt64) // the request timeout bounds each Poll
+	// A cancelled ctx ends the Poll in progress; the request timeout bounds each Poll.
+	defer context.AfterFunc(ctx, b.Client.Wakeup)()
+	wait := int64(math.MaxInt64)
 	if ctx.Done() != nil {
 		wait = ctxPollSlice
 	}

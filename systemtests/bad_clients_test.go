@@ -26,6 +26,7 @@ import (
 // run throughout and must see no error; afterwards every acknowledged message is consumed at its
 // offset and the process is still the same one, still registered.
 func TestBadClientsDoNotDisturbGoodOnes(t *testing.T) {
+	CaptureSaramaLog(t, 200)
 	c := newCluster(t, ClusterConfig{Brokers: 1, Properties: map[string]string{
 		"socket.request.max.bytes": "1048576", // oversized frames are cheap to send
 	}})

@@ -89,6 +89,8 @@ func SaramaProduce(ctx context.Context, addrs []string, cfg *sarama.Config, spec
 	errc := make(chan error, 1)
 	go func() {
 		var first error
+		var others []string
+		seen := map[string]bool{}
 		got := 0
 		succ, errs := p.Successes(), p.Errors()
 		for succ != nil || errs != nil {
@@ -110,10 +112,17 @@ func SaramaProduce(ctx context.Context, addrs []string, cfg *sarama.Config, spec
 				if first == nil {
 					first = fmt.Errorf("message %v: %w", e.Msg.Metadata, e.Err)
 				}
+				// The first error may echo an earlier cause: keep the distinct others too.
+				if msg := e.Err.Error(); !seen[msg] && len(seen) < 5 {
+					seen[msg] = true
+					others = append(others, msg)
+				}
 			}
 		}
 		if first == nil && got != spec.Count {
 			first = fmt.Errorf("%d of %d messages acknowledged", got, spec.Count)
+		} else if len(others) > 1 {
+			first = fmt.Errorf("%w (errors seen: %s)", first, strings.Join(others, "; "))
 		}
 		errc <- first
 	}()

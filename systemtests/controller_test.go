@@ -184,11 +184,8 @@ func TestControllerFailover(t *testing.T) {
 	if newEpoch != epoch+1 {
 		t.Errorf("new controller epoch %d, want %d", newEpoch, epoch+1)
 	}
-	// The session has to expire before /controller goes; allow the expiry's detection and one
-	// election on top of the timeout.
-	if took > sessionTimeout+3*time.Second {
-		t.Errorf("failover took %v, session timeout %v", took, sessionTimeout)
-	}
+	// How long the failover took is logged, not asserted (timings belong in benchmarks): the
+	// session has to expire before /controller goes, and the wait above bounds the rest.
 	// Partitions the dead broker led have new leaders, and a new topic is served.
 	if err := c.WaitPartitions(ctx, topic, 3, func(p int32, s zkutils.LeaderIsrAndControllerEpoch) bool {
 		return s.LeaderAndIsr.Leader >= 0 && s.LeaderAndIsr.Leader != old
@@ -310,29 +307,41 @@ func TestLeaderFailureUnderLoad(t *testing.T) {
 	}
 }
 
-// replication caches whether followers replicate (issue 6 item 3, landing separately from the
-// controller): the tests that need acks=all or ISR changes skip while they do not.
+// replication caches the probe of requireReplication: whether followers replicate on this
+// cluster; the tests that need acks=all or ISR changes fail when they do not.
 var replication struct {
 	once sync.Once
 	why  string
 }
 
-// requireReplication skips the test unless a follower of a fresh RF-2 topic copies a message
-// from its leader within 15 s (probed once per test binary, on c).
+// requireReplication fails the test unless a follower of a fresh RF-2 topic on two running
+// brokers copies a message from its leader within 15 s (probed once per test binary, on c): a
+// cluster that does not replicate makes every fault scenario meaningless, so it is a failure,
+// never a skip.
 func requireReplication(t *testing.T, c *Cluster) {
 	t.Helper()
 	replication.once.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
 		const topic = "replication-probe"
-		leader, follower := c.Brokers[0], c.Brokers[1]
+		var running []*BrokerProcess
+		for _, b := range c.Brokers {
+			if b.Running() {
+				running = append(running, b)
+			}
+		}
+		if len(running) < 2 {
+			replication.why = fmt.Sprintf("%d running brokers, the probe needs 2", len(running))
+			return
+		}
+		leader, follower := running[0], running[1]
 		if err := c.CreateTopic(ctx, topic, map[int32][]int32{0: {leader.ID, follower.ID}}); err != nil {
 			replication.why = "probe topic: " + err.Error()
 			return
 		}
 		cfg, err := SaramaConfig(sarama.V0_10_2_0, "none")
 		if err == nil {
-			err = SaramaProduce(ctx, c.BootstrapServers(), cfg, ProduceSpec{Topic: topic, Partitions: 1, Count: 10, Size: 100})
+			err = SaramaProduce(ctx, c.RunningBootstrapServers(), cfg, ProduceSpec{Topic: topic, Partitions: 1, Count: 10, Size: 100})
 		}
 		if err != nil {
 			replication.why = "probe produce: " + err.Error()
@@ -347,11 +356,11 @@ func requireReplication(t *testing.T, c *Cluster) {
 			return false
 		})
 		if err != nil {
-			replication.why = "followers do not replicate yet (issue 6 item 3): " + err.Error()
+			replication.why = "the follower did not replicate: " + err.Error()
 		}
 	})
 	if replication.why != "" {
-		t.Skip(replication.why)
+		t.Fatal("replication probe: " + replication.why)
 	}
 }
 

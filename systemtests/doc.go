@@ -29,8 +29,9 @@
 //   - Checker: the acked-versus-consumed comparison of kafkatest's
 //     ProduceConsumeValidateTest.validate: every acknowledged message at its acknowledged offset,
 //     no gaps below the high watermark, nothing consumed that was never sent, duplicates counted.
-//   - WireConn: one blocking Kafka connection (request, then response) over clients/protocol,
-//     used by the ListOffsets checks and the bad-client test.
+//   - WireConn: one blocking Kafka connection (request, then response) over the clients'
+//     NetworkClient and NetworkClientBlockingOps, used by the ListOffsets checks and the
+//     bad-client test.
 //   - Network (netns.go): network namespaces joined by a router namespace, one per broker and
 //     ZooKeeper node, so that partition_test.go can cut links for real (docs/network-partitions.md).
 //     Needs root and iproute2; the tests skip without them.

@@ -12,16 +12,16 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/zkafka/zkafka/clients/oldproducer"
 )
 
 // TestOldToolsQuickstartThroughScripts replays the 0.10.2 quick start with the old tools, through
-// bin/*.sh and the zkafka binary: create a topic, produce with the old producer (the library
-// kafka-console-producer.sh --old-producer runs), read it back with kafka-console-consumer.sh
+// bin/*.sh and the zkafka binary: create a topic, produce with the old producer (
+// kafka-console-producer.sh --old-producer, keyed), read it back with kafka-console-consumer.sh
 // --zookeeper, then two console consumers in one group share the partitions while
 // kafka-consumer-groups.sh --zookeeper and kafka-consumer-offset-checker.sh show the live owners;
-// SIGTERM stops them as Kafka's shutdown hook does; ExportZkOffsets runs through kafka-run-class.sh.
+// VerifyConsumerRebalance finds every partition owned; SIGTERM stops them as Kafka's shutdown hook
+// does; kafka-replay-log-producer copies the topic; UpdateOffsetsInZK and ExportZkOffsets run
+// through kafka-run-class.sh.
 func TestOldToolsQuickstartThroughScripts(t *testing.T) {
 	c := newCluster(t, ClusterConfig{Brokers: 1})
 	s := scripts{t: t, dir: scriptsDir(t), zk: c.ZkConnect()}
@@ -30,20 +30,20 @@ func TestOldToolsQuickstartThroughScripts(t *testing.T) {
 	if err := c.WaitServing(ctx, "test", 2); err != nil {
 		t.Fatal(err)
 	}
-	p, err := oldproducer.NewOldProducer(map[string]string{"metadata.broker.list": strings.Join(c.BootstrapServers(), ","),
-		"request.required.acks": "1", "client.id": "console-producer"}, oldproducer.Deps{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	// kafka-console-producer.sh --old-producer: the async Scala producer, flushed at end of input.
+	var input strings.Builder
 	for i := 0; i < 10; i++ {
-		if err := p.Send(ctx, "test", []byte(fmt.Sprintf("key%d", i)), []byte(fmt.Sprintf("This is message %d", i))); err != nil {
-			t.Fatal(err)
-		}
+		fmt.Fprintf(&input, "key%d\tThis is message %d\n", i, i)
 	}
-	p.Close()
+	prod := exec.CommandContext(ctx, filepath.Join(s.dir, "kafka-console-producer.sh"), "--old-producer", "--broker-list",
+		strings.Join(c.BootstrapServers(), ","), "--topic", "test", "--property", "parse.key=true", "--request-required-acks", "1")
+	prod.Stdin = strings.NewReader(input.String())
+	if out, err := prod.CombinedOutput(); err != nil {
+		t.Fatalf("console producer --old-producer: %v\n%s", err, out)
+	}
 
 	cmd := exec.CommandContext(ctx, filepath.Join(s.dir, "kafka-console-consumer.sh"), "--zookeeper", s.zk, "--topic", "test",
-		"--from-beginning", "--max-messages", "10", "--consumer-property", "group.id=quick")
+		"--from-beginning", "--max-messages", "10", "--consumer-property", "group.id=quick", "--property", "print.key=true")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -51,7 +51,7 @@ func TestOldToolsQuickstartThroughScripts(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimRight(stdout.String(), "\n"), "\n")
 	sort.Strings(lines)
-	if len(lines) != 10 || lines[0] != "This is message 0" || lines[9] != "This is message 9" {
+	if len(lines) != 10 || lines[0] != "key0\tThis is message 0" || lines[9] != "key9\tThis is message 9" {
 		t.Fatalf("console consumer printed %q", stdout.String())
 	}
 	if !strings.HasSuffix(stderr.String(), "Processed a total of 10 messages\n") {
@@ -106,6 +106,10 @@ func TestOldToolsQuickstartThroughScripts(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	out = s.run(ctx, "kafka-run-class.sh", "kafka.tools.VerifyConsumerRebalance", "--zookeeper.connect", s.zk, "--group", "live")
+	if out != "Rebalance operation successful !\n" {
+		t.Fatalf("VerifyConsumerRebalance: %q", out)
+	}
 	out = s.run(ctx, "kafka-consumer-offset-checker.sh", "--zookeeper", s.zk, "--group", "live", "--topic", "test")
 	if n := len(regexp.MustCompile(`(?m)^live\s+test\s+[01]\s+\S+\s+\d+\s+\S+\s+live_\S+-0$`).FindAllString(out, -1)); n != 2 {
 		t.Fatalf("offset checker must show both owners:\n%s", out)
@@ -122,10 +126,28 @@ func TestOldToolsQuickstartThroughScripts(t *testing.T) {
 			t.Fatalf("stderr %q", errs[i].String())
 		}
 	}
+	// kafka-replay-log-producer copies the topic (5 messages) into another with the old consumer.
+	s.run(ctx, "kafka-topics.sh", "--zookeeper", s.zk, "--create", "--topic", "replayed", "--partitions", "1", "--replication-factor", "1")
+	if err := c.WaitServing(ctx, "replayed", 1); err != nil {
+		t.Fatal(err)
+	}
+	s.run(ctx, "kafka-replay-log-producer.sh", "--zookeeper", s.zk, "--broker-list", strings.Join(c.BootstrapServers(), ","),
+		"--inputtopic", "test", "--outputtopic", "replayed", "--messages", "5", "--sync")
+	out = s.run(ctx, "kafka-run-class.sh", "kafka.tools.GetOffsetShell", "--broker-list", strings.Join(c.BootstrapServers(), ","),
+		"--topic", "replayed", "--time", "-1")
+	if out != "replayed:0:5\n" {
+		t.Fatalf("replayed: %q", out)
+	}
+	// UpdateOffsetsInZK moves the finished group "quick" back to the beginning.
+	props := s.file("quick.properties", "zookeeper.connect="+s.zk+"\ngroup.id=quick\n")
+	out = s.run(ctx, "kafka-run-class.sh", "kafka.tools.UpdateOffsetsInZK", "earliest", props, "test")
+	if !strings.HasSuffix(out, "updated the offset for 2 partitions\n") {
+		t.Fatalf("UpdateOffsetsInZK: %q", out)
+	}
 	file := filepath.Join(t.TempDir(), "offsets")
 	s.run(ctx, "kafka-run-class.sh", "kafka.tools.ExportZkOffsets", "--zkconnect", s.zk, "--group", "quick", "--output-file", file)
 	data, err := os.ReadFile(file)
-	if err != nil || !regexp.MustCompile(`^(/consumers/quick/offsets/test/[01]:\d+\n){2}$`).Match(data) {
+	if err != nil || !regexp.MustCompile(`^(/consumers/quick/offsets/test/[01]:0\n){2}$`).Match(data) {
 		t.Fatalf("exported %q %v", data, err)
 	}
 }

@@ -20,6 +20,7 @@ var recoveryLine = regexp.MustCompile(`Recovering unflushed segment`)
 // the restart recovers nothing; SIGKILL during acks=1 production restarts with recovery, and no
 // acknowledged message is lost (acks=1 data reached the file, the page cache, before the ack).
 func TestShutdownAndRecovery(t *testing.T) {
+	CaptureSaramaLog(t, 200)
 	c := newCluster(t, ClusterConfig{Brokers: 1, LogDirs: 2})
 	b := c.Brokers[0]
 	ctx := within(t, 5*time.Minute)
@@ -124,7 +125,7 @@ func TestShutdownAndRecovery(t *testing.T) {
 		t.Fatal(err)
 	}
 	step("restarted after kill")
-	if _, err := b.Logs().Expect(recoveryLine, 10*time.Second); err != nil {
+	if _, err := b.Logs().Expect(recoveryLine, time.Minute); err != nil {
 		t.Errorf("restart after SIGKILL did not recover: %v", err)
 	}
 	if err := c.WaitElected(ctx, topic, assignment); err != nil {

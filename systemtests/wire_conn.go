@@ -1,86 +1,76 @@
 package systemtests
 
 import (
-	"bufio"
-	"encoding/binary"
+	"context"
 	"fmt"
-	"io"
 	"net"
+	"strconv"
 	"time"
 
+	"github.com/zkafka/zkafka/clients"
+	"github.com/zkafka/zkafka/clients/common"
+	"github.com/zkafka/zkafka/clients/network"
 	"github.com/zkafka/zkafka/clients/protocol"
 )
 
-// WireConn is one blocking Kafka protocol connection: each Roundtrip writes a request frame and
-// reads its response frame, checking the correlation id. It is the harness' stand-in for
-// kafka.network.BlockingChannel (what the Scala controller and tools use to talk to one broker).
+// WireConn is one blocking Kafka protocol connection: each Roundtrip sends a request and waits
+// for its response. It is the harness' stand-in for the broker's own blocking clients, and runs
+// on the same code: a clients.NetworkClient (max.in.flight 1, reconnect backoff 0, the
+// round-trip timeout as request.timeout.ms) driven through NetworkClientBlockingOps, so frames,
+// sizes and correlation ids are checked where every other client of the repository checks them.
 //
-// Kafka 0.10.2: kafka.network.BlockingChannel.
+// Kafka 0.10.2: kafka.utils.NetworkClientBlockingOps over org.apache.kafka.clients.NetworkClient.
 type WireConn struct {
-	conn     net.Conn
-	r        *bufio.Reader
-	clientID string
-	corr     int32
-	timeout  time.Duration
+	node    common.Node
+	client  *clients.NetworkClient
+	ops     clients.NetworkClientBlockingOps
+	timeout time.Duration
 }
 
-// DialWire connects to addr with a per-roundtrip timeout.
+// DialWire connects to addr, waiting up to timeout, and uses timeout for each round trip.
 func DialWire(addr, clientID string, timeout time.Duration) (*WireConn, error) {
-	c, err := net.DialTimeout("tcp", addr, timeout)
+	host, portStr, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, err
 	}
-	return &WireConn{conn: c, r: bufio.NewReaderSize(c, 64<<10), clientID: clientID, timeout: timeout}, nil
+	port, err := strconv.ParseInt(portStr, 10, 32)
+	if err != nil {
+		return nil, fmt.Errorf("invalid port in %q: %w", addr, err)
+	}
+	sel := network.NewSelector(network.SelectorConfig{MaxReceiveSize: network.Unlimited})
+	nc := clients.NewNetworkClientWithUpdater(sel, &clients.ManualMetadataUpdater{}, clients.NetworkClientConfig{
+		ClientID: clientID, MaxInFlightRequestsPerConnection: 1, ReconnectBackoffMs: 0,
+		SocketSendBuffer: network.UseDefaultBufferSize, SocketReceiveBuffer: network.UseDefaultBufferSize,
+		RequestTimeoutMs: max(timeout.Milliseconds(), 1)})
+	w := &WireConn{node: common.Node{ID: -1, Host: host, Port: int32(port)}, client: nc,
+		ops: clients.NetworkClientBlockingOps{Client: nc, Time: common.SystemTime{}}, timeout: timeout}
+	ready, err := w.ops.BlockingReady(context.Background(), w.node, timeout.Milliseconds())
+	if err == nil && !ready {
+		err = fmt.Errorf("Failed to connect within %d ms", timeout.Milliseconds())
+	}
+	if err != nil {
+		nc.Close()
+		return nil, fmt.Errorf("connect to %s: %w", addr, err)
+	}
+	return w, nil
 }
 
 // Close closes the connection.
-func (w *WireConn) Close() error { return w.conn.Close() }
-
-// Conn is the underlying connection (for tests that misbehave on purpose).
-func (w *WireConn) Conn() net.Conn { return w.conn }
-
-// Roundtrip sends req (at its version) and returns the decoded response.
-func (w *WireConn) Roundtrip(req protocol.Message) (protocol.Message, error) {
-	w.corr++
-	cid := w.clientID
-	h := protocol.RequestHeader{ApiKey: req.Key(), ApiVersion: req.GetVersion(), CorrelationID: w.corr, ClientID: &cid}
-	_ = w.conn.SetDeadline(time.Now().Add(w.timeout))
-	if _, err := protocol.WriteRequest(w.conn, h, req); err != nil {
-		return nil, fmt.Errorf("write %s: %w", req.Key(), err)
-	}
-	body, err := ReadFrame(w.r, 256<<20)
-	if err != nil {
-		return nil, fmt.Errorf("read %s response: %w", req.Key(), err)
-	}
-	rh, rest, err := protocol.ReadResponseHeader(body)
-	if err != nil {
-		return nil, err
-	}
-	if rh.CorrelationID != w.corr {
-		return nil, fmt.Errorf("%s response has correlation id %d, want %d", req.Key(), rh.CorrelationID, w.corr)
-	}
-	version := req.GetVersion()
-	if req.Key() == protocol.ApiVersions {
-		version = 0 // always answered in v0
-	}
-	return protocol.ParseResponse(req.Key(), version, rest)
+func (w *WireConn) Close() error {
+	w.client.Close()
+	return nil
 }
 
-// ReadFrame reads one INT32-size-prefixed frame and returns its body.
-func ReadFrame(r io.Reader, max int) ([]byte, error) {
-	var sz [4]byte
-	if _, err := io.ReadFull(r, sz[:]); err != nil {
-		return nil, err
+// Roundtrip sends req (at its version) and returns the decoded response. After a failed round
+// trip the connection is closed and later ones fail.
+func (w *WireConn) Roundtrip(req protocol.Message) (protocol.Message, error) {
+	r := w.client.NewClientRequest(w.node.IDString(), req, w.ops.Time.Milliseconds(), true, nil)
+	resp, err := w.ops.BlockingSendAndReceive(context.Background(), r)
+	if err != nil {
+		w.client.CloseNode(w.node.IDString())
+		return nil, fmt.Errorf("%s round trip: %w", req.Key(), err)
 	}
-	n := int32(binary.BigEndian.Uint32(sz[:]))
-	if n < 0 || int(n) > max {
-		return nil, fmt.Errorf("frame size %d out of range", n)
-	}
-	body := make([]byte, n)
-	if _, err := io.ReadFull(r, body); err != nil {
-		return nil, err
-	}
-	return body, nil
+	return resp.ResponseBody, nil
 }
 
 // ListOffset asks the partition's leader at addr for the offset of timestamp with ListOffsets v1

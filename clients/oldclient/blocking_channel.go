@@ -2,26 +2,23 @@ package oldclient
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"strconv"
 	"sync"
 	"time"
 
+	"github.com/zkafka/zkafka/clients/network"
 	"github.com/zkafka/zkafka/clients/protocol"
 )
-
-// maxResponseSize bounds a response frame a BlockingChannel accepts (a corrupt size must not
-// make the client allocate gigabytes).
-const maxResponseSize = 100 << 20
 
 // ErrNotConnected is returned by a send on a channel that is not connected.
 var ErrNotConnected = errors.New("channel is not connected")
 
 // BlockingChannel sends one request at a time on a TCP connection and reads its response.
+// Responses are read as the clients' network.NetworkReceive (no size limit, as Kafka's
+// BlockingChannel reads them, but no allocation ahead of the bytes that arrived).
 //
 // Kafka 0.10.2: kafka.network.BlockingChannel (also the synchronous use of NetworkClient in
 // kafka.admin.AdminClient: send, then poll until the response arrives). Like Kafka's, it is
@@ -34,10 +31,6 @@ type BlockingChannel struct {
 	port        int32
 	clientID    string
 	readTimeout time.Duration
-
-	// Secure, when set, wraps each new connection before use (a broker's controlled shutdown
-	// request on a TLS or SASL inter-broker listener); nil: plaintext.
-	Secure func(net.Conn) (net.Conn, error)
 
 	mu            sync.Mutex // guards conn against a concurrent Disconnect
 	conn          net.Conn
@@ -95,14 +88,6 @@ func (c *BlockingChannel) Connect() error {
 	}
 	if tc, ok := conn.(*net.TCPConn); ok {
 		_ = tc.SetNoDelay(true)
-	}
-	if c.Secure != nil {
-		secured, err := c.Secure(conn)
-		if err != nil {
-			conn.Close()
-			return err
-		}
-		conn = secured
 	}
 	c.conn = conn
 	return nil
@@ -180,19 +165,11 @@ func (c *BlockingChannel) SendContext(ctx context.Context, req, resp protocol.Me
 	if resp == nil {
 		return nil
 	}
-	var size [4]byte
-	if _, err := io.ReadFull(conn, size[:]); err != nil {
+	rcv, err := network.ReadNetworkReceive(conn, c.Addr(), network.Unlimited)
+	if err != nil {
 		return ctxErr(ctx, err)
 	}
-	n := int32(binary.BigEndian.Uint32(size[:]))
-	if n < 4 || n > maxResponseSize {
-		return fmt.Errorf("invalid response size %d", n)
-	}
-	buf := make([]byte, n)
-	if _, err := io.ReadFull(conn, buf); err != nil {
-		return ctxErr(ctx, err)
-	}
-	rh, body, err := protocol.ReadResponseHeader(buf)
+	rh, body, err := protocol.ReadResponseHeader(rcv.Payload())
 	if err != nil {
 		return err
 	}

@@ -208,3 +208,11 @@ func sortedTopics[V any](m map[string]V) []string {
 	sort.Strings(out)
 	return out
 }
+
+// GetConsumersPerTopic lists, per topic, the thread ids of every member of the group subscribed
+// to it, sorted (for tools such as VerifyConsumerRebalance).
+//
+// Kafka 0.10.2: ZkUtils.getConsumersPerTopic.
+func GetConsumersPerTopic(zk *zkutils.ZkUtils, group string, excludeInternalTopics bool) (map[string][]ConsumerThreadId, error) {
+	return getConsumersPerTopic(zk, group, excludeInternalTopics)
+}

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/zkafka/zkafka/clients"
 	"github.com/zkafka/zkafka/clients/common"
 	"github.com/zkafka/zkafka/clients/metrics"
 	"github.com/zkafka/zkafka/clients/protocol"
@@ -69,7 +70,7 @@ func (p *BufferPool) Allocate(size int, maxTimeToBlockMs int64) ([]byte, error) 
 	var buffer []byte
 	more := make(chan struct{}, 1)
 	p.waiters = append(p.waiters, more)
-	remaining := time.Duration(maxTimeToBlockMs) * time.Millisecond
+	remaining := clients.MillisToDuration(maxTimeToBlockMs)
 	for accumulated < size {
 		p.mu.Unlock()
 		start := p.time.Nanoseconds()

@@ -2,6 +2,7 @@ package producer
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"sync"
 	"testing"
@@ -9,6 +10,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/zkafka/zkafka/clients"
 	"github.com/zkafka/zkafka/clients/common"
 	"github.com/zkafka/zkafka/clients/metrics"
 	"github.com/zkafka/zkafka/clients/protocol"
@@ -81,5 +83,30 @@ func TestBufferPoolBlocking(t *testing.T) {
 	pool.Deallocate(half, 512)
 	if pool.AvailableMemory() != 1024 || pool.Queued() != 0 {
 		t.Fatalf("final state %d %d", pool.AvailableMemory(), pool.Queued())
+	}
+}
+
+// Long.MAX_VALUE milliseconds (MirrorMaker's max.block.ms) waits for memory rather than
+// overflowing into an immediate timeout.
+func TestBufferPoolBlocksForLongMaxValue(t *testing.T) {
+	pool := NewBufferPool(1024, 1024, metrics.NewMetrics(nil, nil, nil, nil), common.SystemTime{}, "g")
+	b, err := pool.Allocate(1024, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan error, 1)
+	go func() {
+		_, err := pool.Allocate(1024, math.MaxInt64)
+		got <- err
+	}()
+	for pool.Queued() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	pool.Deallocate(b, 1024)
+	if err := <-got; err != nil {
+		t.Fatalf("allocate with Long.MAX_VALUE ms: %v", err)
+	}
+	if d := clients.MillisToDuration(1500); d != 1500*time.Millisecond {
+		t.Fatalf("1500 ms = %v", d)
 	}
 }

@@ -85,11 +85,17 @@ func ParseRequest(h RequestHeader, body []byte) (Message, error) {
 	return m, nil
 }
 
-// ParseResponse decodes a response body of key at version (client side).
+// ParseResponse decodes a response body of key at version (client side), the broker-to-broker
+// extension (OffsetsForLeaderEpoch v0, which the replica fetcher sends) included.
 func ParseResponse(key ApiKeys, version int16, body []byte) (Message, error) {
-	m, err := NewResponse(key, version)
-	if err != nil {
-		return nil, err
+	var m Message
+	if IsInterBrokerKey(key, version) {
+		m = &OffsetsForLeaderEpochResponse{Version: version}
+	} else {
+		var err error
+		if m, err = NewResponse(key, version); err != nil {
+			return nil, err
+		}
 	}
 	if err := m.ReadFrom(body); err != nil {
 		return nil, err

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/zkafka/zkafka/clients/common"
+	"github.com/zkafka/zkafka/clients/network"
 	"github.com/zkafka/zkafka/clients/protocol"
 )
 
@@ -68,17 +69,11 @@ func SaslClientAuthenticate(rw io.ReadWriter, clientID, mechanism, username, pas
 }
 
 func readSaslFrame(r io.Reader) ([]byte, error) {
-	var size [4]byte
-	if _, err := io.ReadFull(r, size[:]); err != nil {
+	rec, err := network.ReadNetworkReceive(r, "", 1<<20)
+	if err != nil {
 		return nil, err
 	}
-	n := int32(uint32(size[0])<<24 | uint32(size[1])<<16 | uint32(size[2])<<8 | uint32(size[3]))
-	if n < 0 || n > 1<<20 {
-		return nil, fmt.Errorf("invalid SASL frame size %d", n)
-	}
-	b := make([]byte, n)
-	_, err := io.ReadFull(r, b)
-	return b, err
+	return rec.Payload(), nil
 }
 
 // scramClient is RFC 5802's client: client-first, client-final with the proof, and the server
@@ -163,6 +158,27 @@ func (s *InterBrokerSecurity) Secure(conn net.Conn, clientID string, timeout tim
 		}
 	}
 	return conn, nil
+}
+
+// Dial is a network.SelectorConfig.Dial that connects and then secures the connection with s;
+// nil (the Selector's plain dial) when s is nil or PLAINTEXT.
+func (s *InterBrokerSecurity) Dial(clientID string, timeout time.Duration) func(ctx context.Context, address string) (net.Conn, error) {
+	if s == nil || s.Protocol == common.PLAINTEXT {
+		return nil
+	}
+	d := &net.Dialer{KeepAlive: 30 * time.Second}
+	return func(ctx context.Context, address string) (net.Conn, error) {
+		raw, err := d.DialContext(ctx, "tcp", address)
+		if err != nil {
+			return nil, err
+		}
+		c, err := s.Secure(raw, clientID, timeout)
+		if err != nil {
+			raw.Close()
+			return nil, err
+		}
+		return c, nil
+	}
 }
 
 // ClientTLSConfig is the TLS client side of inter-broker SSL: the truststore's CAs, no host name

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/zkafka/zkafka/clients/network"
 	"github.com/zkafka/zkafka/clients/protocol"
 )
 
@@ -84,21 +85,17 @@ func (a *SaslServerAuthenticator) authenticate(rw io.ReadWriter) (string, error)
 	}
 }
 
-// readToken reads one size-prefixed packet.
+// readToken reads one size-prefixed packet (at most MaxReceiveSize bytes; 0: unlimited).
 func (a *SaslServerAuthenticator) readToken(r io.Reader) ([]byte, error) {
-	var size [4]byte
-	if _, err := io.ReadFull(r, size[:]); err != nil {
+	limit := int(a.MaxReceiveSize)
+	if limit <= 0 {
+		limit = network.Unlimited
+	}
+	rec, err := network.ReadNetworkReceive(r, "", limit)
+	if err != nil {
 		return nil, err
 	}
-	n := int32(binary.BigEndian.Uint32(size[:]))
-	if n < 0 || a.MaxReceiveSize > 0 && n > a.MaxReceiveSize {
-		return nil, fmt.Errorf("Invalid receive (size = %d larger than %d)", n, a.MaxReceiveSize)
-	}
-	b := make([]byte, n)
-	if _, err := io.ReadFull(r, b); err != nil {
-		return nil, err
-	}
-	return b, nil
+	return rec.Payload(), nil
 }
 
 func writeToken(w io.Writer, b []byte) error {

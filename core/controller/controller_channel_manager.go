@@ -117,8 +117,7 @@ func (m *ControllerChannelManager) RemoveBroker(brokerID int32) {
 // caller holds m.mu (or m is not shared yet).
 func (m *ControllerChannelManager) addNewBroker(b zkutils.BrokerInfo) *RequestSendThread {
 	m.log.Debugf("Controller %d trying to connect to broker %d", m.controllerID, b.ID)
-	t := newRequestSendThread(m.controllerID, m.epoch, b, m.listenerName, m.socketTimeout, m.requestTimeout, m.log, m.stateChangeLog)
-	t.interBroker = m.interBroker
+	t := newRequestSendThread(m.controllerID, m.epoch, b, m.listenerName, m.socketTimeout, m.requestTimeout, m.log, m.stateChangeLog, m.interBroker)
 	m.brokerStateInfo[b.ID] = t
 	return t
 }

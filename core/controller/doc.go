@@ -25,8 +25,9 @@
 //   - TopicDeletionManager: the DeleteTopicsThread as one goroutine.
 //   - ControllerChannelManager, RequestSendThread, ControllerBrokerRequestBatch:
 //     one queue and one sender goroutine per live broker, each sending one
-//     request at a time on a blocking connection to the broker's inter-broker
-//     listener and waiting for its response (Kafka used NetworkClientBlockingOps).
+//     request at a time to the broker's inter-broker listener on its own
+//     clients.NetworkClient through NetworkClientBlockingOps, as Kafka does,
+//     and waiting for its response.
 //   - zk_listeners.go: every controller ZooKeeper listener.
 //
 // Invariants:

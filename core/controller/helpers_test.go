@@ -13,6 +13,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/zkafka/zkafka/clients/common"
+	"github.com/zkafka/zkafka/clients/network"
 	"github.com/zkafka/zkafka/clients/protocol"
 	"github.com/zkafka/zkafka/core/server/config"
 	"github.com/zkafka/zkafka/core/utils"
@@ -236,11 +237,11 @@ func (b *fakeBroker) serve(c net.Conn) {
 	defer b.wg.Done()
 	defer c.Close()
 	for {
-		frame, err := readFrame(c)
+		rcv, err := network.ReadNetworkReceive(c, "", network.Unlimited)
 		if err != nil {
 			return
 		}
-		h, body, err := protocol.ReadRequestHeader(frame)
+		h, body, err := protocol.ReadRequestHeader(rcv.Payload())
 		if err != nil {
 			return
 		}

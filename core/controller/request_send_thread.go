@@ -1,24 +1,21 @@
 package controller
 
 import (
-	"encoding/binary"
+	"context"
 	"fmt"
-	"io"
-	"net"
 	"strconv"
 	"sync"
 	"time"
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/zkafka/zkafka/clients"
+	"github.com/zkafka/zkafka/clients/common"
+	"github.com/zkafka/zkafka/clients/network"
 	"github.com/zkafka/zkafka/clients/protocol"
 	"github.com/zkafka/zkafka/clients/security"
 	"github.com/zkafka/zkafka/zk/zkutils"
 )
-
-// maxResponseSize bounds a response frame read from a broker; a controller
-// response is small, so anything larger is a broken peer.
-const maxResponseSize = 100 << 20
 
 // reconnectBackoff is how long a send goroutine waits before retrying a
 // broker it could not reach (RequestSendThread.backoff in 0.10.2: 100 ms).
@@ -37,42 +34,55 @@ type QueueItem struct {
 // time, waiting for each response before the next; a failed send is retried
 // on a new connection after a backoff until it succeeds or the thread stops.
 //
-// Kafka 0.10.2: kafka.controller.RequestSendThread (a ShutdownableThread over
-// NetworkClientBlockingOps). Here it is a goroutine over a plain net.Conn with
-// the protocol framing; its queue is unbounded, as Kafka's LinkedBlockingQueue
-// is, so that enqueuing under the controller lock never blocks.
+// Kafka 0.10.2: kafka.controller.RequestSendThread, a ShutdownableThread over
+// its broker's NetworkClient (ManualMetadataUpdater with the one node,
+// max.in.flight 1, reconnect backoff 0, request.timeout.ms) driven through
+// NetworkClientBlockingOps: brokerReady (blockingReady within
+// controller.socket.timeout.ms), then blockingSendAndReceive. Its queue is
+// unbounded, as Kafka's LinkedBlockingQueue is, so that enqueuing under the
+// controller lock never blocks. The NetworkClient belongs to the goroutine,
+// which closes it when it ends (KAFKA-4959's hand-off, here by construction).
 type RequestSendThread struct {
 	controllerID   int32
 	epoch          func() int32
 	broker         zkutils.BrokerInfo
 	listenerName   string
 	socketTimeout  time.Duration // connect (controller.socket.timeout.ms)
-	requestTimeout time.Duration // round trip (request.timeout.ms)
 	log            *logrus.Entry
 	stateChangeLog *logrus.Entry
 
+	networkClient *clients.NetworkClient // used only by the run goroutine
+	blockingOps   clients.NetworkClientBlockingOps
+
 	mu     sync.Mutex
 	queue  []QueueItem
-	conn   net.Conn
 	closed bool
 
-	wake chan struct{}
-	stop chan struct{}
-	done chan struct{}
-
-	correlationID int32
-	interBroker   *security.InterBrokerSecurity // TLS and SASL on a secured inter-broker listener (nil: none)
+	wake   chan struct{}
+	ctx    context.Context // done once shutdown begins
+	cancel context.CancelFunc
+	done   chan struct{}
 }
 
 func newRequestSendThread(controllerID int32, epoch func() int32, broker zkutils.BrokerInfo, listenerName string,
-	socketTimeout, requestTimeout time.Duration, log *logrus.Entry, stateChangeLog *logrus.Entry) *RequestSendThread {
+	socketTimeout, requestTimeout time.Duration, log *logrus.Entry, stateChangeLog *logrus.Entry, interBroker *security.InterBrokerSecurity) *RequestSendThread {
 	name := fmt.Sprintf("Controller-%d-to-broker-%d-send-thread", controllerID, broker.ID)
-	return &RequestSendThread{
+	t := &RequestSendThread{
 		controllerID: controllerID, epoch: epoch, broker: broker, listenerName: listenerName,
-		socketTimeout: socketTimeout, requestTimeout: requestTimeout, stateChangeLog: stateChangeLog,
+		socketTimeout: socketTimeout, stateChangeLog: stateChangeLog,
 		log:  log.WithField("logger", "kafka.controller.RequestSendThread").WithField("ident", "["+name+"]: "),
-		wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
+		wake: make(chan struct{}, 1), done: make(chan struct{}),
 	}
+	t.ctx, t.cancel = context.WithCancel(context.Background())
+	// On a TLS or SASL inter-broker listener the connection is secured as it is made.
+	sel := network.NewSelector(network.SelectorConfig{MaxReceiveSize: network.Unlimited, Log: log,
+		Dial: interBroker.Dial(strconv.Itoa(int(controllerID)), socketTimeout)})
+	t.networkClient = clients.NewNetworkClientWithUpdater(sel, &clients.ManualMetadataUpdater{}, clients.NetworkClientConfig{
+		ClientID: strconv.Itoa(int(controllerID)), MaxInFlightRequestsPerConnection: 1, ReconnectBackoffMs: 0,
+		SocketSendBuffer: network.UseDefaultBufferSize, SocketReceiveBuffer: network.UseDefaultBufferSize,
+		RequestTimeoutMs: max(requestTimeout.Milliseconds(), 1), Log: log})
+	t.blockingOps = clients.NetworkClientBlockingOps{Client: t.networkClient, Time: common.SystemTime{}}
+	return t
 }
 
 // start launches the goroutine.
@@ -89,18 +99,14 @@ func (t *RequestSendThread) enqueue(item QueueItem) {
 	}
 }
 
-// shutdown stops the goroutine, dropping queued requests, and waits for it.
+// shutdown stops the goroutine, dropping queued requests, and waits for it
+// (which closes the NetworkClient).
 func (t *RequestSendThread) shutdown() {
 	t.mu.Lock()
-	if !t.closed {
-		t.closed = true
-		close(t.stop)
-		if t.conn != nil {
-			_ = t.conn.Close()
-			t.conn = nil
-		}
-	}
+	t.closed = true
+	t.queue = nil
 	t.mu.Unlock()
+	t.cancel()
 	<-t.done
 }
 
@@ -121,7 +127,7 @@ func (t *RequestSendThread) take() (QueueItem, bool) {
 		t.mu.Unlock()
 		select {
 		case <-t.wake:
-		case <-t.stop:
+		case <-t.ctx.Done():
 			return QueueItem{}, false
 		}
 	}
@@ -129,6 +135,7 @@ func (t *RequestSendThread) take() (QueueItem, bool) {
 
 func (t *RequestSendThread) run() {
 	defer close(t.done)
+	defer t.networkClient.Close()
 	t.log.Info("Starting ")
 	defer t.log.Info("Stopped ")
 	for {
@@ -136,26 +143,9 @@ func (t *RequestSendThread) run() {
 		if !ok {
 			return
 		}
-		var resp protocol.Message
-		for {
-			var err error
-			resp, err = t.sendAndReceive(item.Request)
-			if err == nil {
-				break
-			}
-			select {
-			case <-t.stop:
-				return
-			default:
-			}
-			t.log.WithError(err).Warnf("Controller %d epoch %d fails to send request %s to broker %d. Reconnecting to broker.",
-				t.controllerID, t.epoch(), item.Request.Key(), t.broker.ID)
-			t.closeConn()
-			select {
-			case <-t.stop:
-				return
-			case <-time.After(reconnectBackoff):
-			}
+		resp, ok := t.sendUntilAnswered(item.Request)
+		if !ok {
+			return
 		}
 		t.stateChangeLog.Tracef("Controller %d epoch %d received response %s for a request sent to broker %d",
 			t.controllerID, t.epoch(), resp.Key(), t.broker.ID)
@@ -165,102 +155,74 @@ func (t *RequestSendThread) run() {
 	}
 }
 
-func (t *RequestSendThread) closeConn() {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.conn != nil {
-		_ = t.conn.Close()
-		t.conn = nil
+// sendUntilAnswered sends req until a response arrives (false: the thread is
+// stopping). Every failure closes the connection and backs off before the
+// next attempt.
+//
+// Kafka 0.10.2: the retry loop of RequestSendThread.doWork.
+func (t *RequestSendThread) sendUntilAnswered(req protocol.Message) (protocol.Message, bool) {
+	for t.ctx.Err() == nil {
+		node, ready := t.brokerReady()
+		if ready {
+			r := t.networkClient.NewClientRequest(node.IDString(), req, t.blockingOps.Time.Milliseconds(), true, nil)
+			resp, err := t.blockingOps.BlockingSendAndReceive(t.ctx, r)
+			if err == nil {
+				return resp.ResponseBody, true
+			}
+			if t.ctx.Err() != nil {
+				return nil, false
+			}
+			t.log.WithError(err).Warnf("Controller %d epoch %d fails to send request %s to broker %s. Reconnecting to broker.",
+				t.controllerID, t.epoch(), req.Key(), node)
+			t.networkClient.CloseNode(node.IDString())
+		}
+		select {
+		case <-t.ctx.Done():
+		case <-time.After(reconnectBackoff):
+		}
 	}
+	return nil, false
 }
 
-// connection returns the open connection, dialling the broker's inter-broker
-// listener if there is none.
-func (t *RequestSendThread) connection() (net.Conn, error) {
-	t.mu.Lock()
-	if t.closed {
-		t.mu.Unlock()
-		return nil, net.ErrClosed
+// brokerReady connects to the broker's inter-broker listener if there is no
+// connection, waiting up to controller.socket.timeout.ms; a failure is logged
+// and closes the connection.
+//
+// Kafka 0.10.2: RequestSendThread.brokerReady.
+func (t *RequestSendThread) brokerReady() (common.Node, bool) {
+	node, err := t.brokerNode()
+	if err != nil {
+		t.log.WithError(err).Warnf("Controller %d's connection to broker %d was unsuccessful", t.controllerID, t.broker.ID)
+		return node, false
 	}
-	if c := t.conn; c != nil {
-		t.mu.Unlock()
-		return c, nil
+	if t.networkClient.IsReady(node, t.blockingOps.Time.Milliseconds()) {
+		return node, true
 	}
-	t.mu.Unlock()
+	ready, err := t.blockingOps.BlockingReady(t.ctx, node, t.socketTimeout.Milliseconds())
+	if err == nil && !ready {
+		err = fmt.Errorf("Failed to connect within %d ms", t.socketTimeout.Milliseconds())
+	}
+	if err != nil {
+		if t.ctx.Err() == nil {
+			t.log.WithError(err).Warnf("Controller %d's connection to broker %s was unsuccessful", t.controllerID, node)
+		}
+		t.networkClient.CloseNode(node.IDString())
+		return node, false
+	}
+	t.log.Infof("Controller %d connected to %s for sending state change requests", t.controllerID, node)
+	return node, true
+}
+
+// brokerNode is the broker's node on the inter-broker listener (an empty host
+// is localhost).
+func (t *RequestSendThread) brokerNode() (common.Node, error) {
 	ep, ok := t.broker.EndPoint(t.listenerName)
 	if !ok {
-		return nil, fmt.Errorf("broker %d has no endpoint for listener %s", t.broker.ID, t.listenerName)
+		return common.Node{ID: t.broker.ID, Port: -1}, fmt.Errorf("broker %d has no endpoint for listener %s", t.broker.ID, t.listenerName)
 	}
 	host := ep.Host
 	if host == "" {
 		host = "localhost"
 	}
-	raw, err := net.DialTimeout("tcp", net.JoinHostPort(host, strconv.Itoa(int(ep.Port))), t.socketTimeout)
-	if err != nil {
-		return nil, err
-	}
-	c, err := t.interBroker.Secure(raw, fmt.Sprint(t.controllerID), t.socketTimeout)
-	if err != nil {
-		raw.Close()
-		return nil, err
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.closed {
-		_ = c.Close()
-		return nil, net.ErrClosed
-	}
-	t.conn = c
-	t.log.Infof("Controller %d connected to %s for sending state change requests", t.controllerID, ep.ConnectionString())
-	return c, nil
-}
-
-// sendAndReceive is the blocking round trip (NetworkClientBlockingOps'
-// blockingSendAndReceive): write one request frame, read frames until the one
-// with our correlation id.
-func (t *RequestSendThread) sendAndReceive(req protocol.Message) (protocol.Message, error) {
-	c, err := t.connection()
-	if err != nil {
-		return nil, err
-	}
-	t.correlationID++
-	clientID := strconv.Itoa(int(t.controllerID))
-	h := protocol.RequestHeader{ApiKey: req.Key(), ApiVersion: req.GetVersion(), CorrelationID: t.correlationID, ClientID: &clientID}
-	if err := c.SetDeadline(time.Now().Add(t.requestTimeout)); err != nil {
-		return nil, err
-	}
-	if _, err := protocol.WriteRequest(c, h, req); err != nil {
-		return nil, err
-	}
-	for {
-		body, err := readFrame(c)
-		if err != nil {
-			return nil, err
-		}
-		rh, rest, err := protocol.ReadResponseHeader(body)
-		if err != nil {
-			return nil, err
-		}
-		if rh.CorrelationID != h.CorrelationID {
-			continue
-		}
-		return protocol.ParseResponse(req.Key(), req.GetVersion(), rest)
-	}
-}
-
-// readFrame reads one size-prefixed frame.
-func readFrame(r io.Reader) ([]byte, error) {
-	var size [4]byte
-	if _, err := io.ReadFull(r, size[:]); err != nil {
-		return nil, err
-	}
-	n := int32(binary.BigEndian.Uint32(size[:]))
-	if n < 0 || n > maxResponseSize {
-		return nil, fmt.Errorf("invalid frame size %d", n)
-	}
-	buf := make([]byte, n)
-	if _, err := io.ReadFull(r, buf); err != nil {
-		return nil, err
-	}
-	return buf, nil
+	return common.Node{ID: t.broker.ID, Host: host, Port: ep.Port}, nil
 }

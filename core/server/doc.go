@@ -30,6 +30,16 @@
 // LogManager (.kafka_cleanshutdown);
 // KafkaController; ZooKeeper (the ephemeral registration goes); NotRunning.
 //
+// # The broker's own clients
+//
+// The replica fetcher (replica_fetcher_blocking_send.go) and controlled shutdown
+// (kafka_server_controlled_shutdown.go) each own a clients.NetworkClient (ManualMetadataUpdater,
+// max.in.flight 1, reconnect backoff 0, request.timeout.ms) and drive it with
+// clients.NetworkClientBlockingOps, as 0.10.2 does: frame sizes, correlation ids and timeouts
+// are checked where every client checks them. replicaFetcherBlockingSend.mu serialises the fetch
+// loop and AddPartitions' offset lookups on one client; it is taken before the clients/network
+// leaves.
+//
 // # Dynamic config
 //
 // DynamicConfigManager follows /config/changes (zkutils' ZkNodeChangeNotificationListener) and

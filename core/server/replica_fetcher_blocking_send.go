@@ -2,122 +2,97 @@ package server
 
 import (
 	"context"
-	"encoding/binary"
+	"errors"
 	"fmt"
-	"io"
-	"net"
 	"sync"
 	"time"
 
+	"github.com/sirupsen/logrus"
+
+	"github.com/zkafka/zkafka/clients"
+	"github.com/zkafka/zkafka/clients/common"
+	"github.com/zkafka/zkafka/clients/network"
 	"github.com/zkafka/zkafka/clients/protocol"
 	"github.com/zkafka/zkafka/clients/security"
 	"github.com/zkafka/zkafka/core/cluster"
 )
 
-// replicaFetcherBlockingSend is the follower's connection to its leader: one request at a time,
-// connected lazily, closed after any error so that the next request reconnects.
+// errFetcherClosed is sendRequest's error once the fetcher's client is closed.
+var errFetcherClosed = errors.New("the replica fetcher's network client is closed")
+
+// replicaFetcherBlockingSend is the follower's connection to its leader: one request at a time
+// on the fetcher's NetworkClient, connected lazily (within replica.socket.timeout.ms), closed
+// after any error so that the next request reconnects.
 //
-// Kafka 0.10.2: the NetworkClient of ReplicaFetcherThread driven through
-// NetworkClientBlockingOps (blockingReady, then blockingSendAndReceive; on any exception the
-// connection is closed). Plaintext only: the inter-broker listener must be PLAINTEXT.
+// Kafka 0.10.2: the NetworkClient of ReplicaFetcherThread (ManualMetadataUpdater, max.in.flight
+// 1, reconnect backoff 0, replica.socket.receive.buffer.bytes, request.timeout.ms,
+// connections.max.idle.ms) driven through NetworkClientBlockingOps: blockingReady, then
+// blockingSendAndReceive; on any exception the connection is closed. Plaintext only: the
+// inter-broker listener must be PLAINTEXT.
 type replicaFetcherBlockingSend struct {
-	sourceBroker   cluster.BrokerEndPoint
-	clientID       string
-	connectTimeout time.Duration                 // replica.socket.timeout.ms
-	requestTimeout time.Duration                 // request.timeout.ms
-	recvBuffer     int                           // replica.socket.receive.buffer.bytes (-1: OS default)
-	security       *security.InterBrokerSecurity // TLS and SASL on a secured inter-broker listener (nil: none)
+	sourceNode     common.Node
+	connectTimeout time.Duration // replica.socket.timeout.ms
 
 	mu            sync.Mutex // one exchange at a time (the fetch loop, and offset lookups from AddPartitions)
-	conn          net.Conn
-	correlationID int32
+	networkClient *clients.NetworkClient
+	blockingOps   clients.NetworkClientBlockingOps
+	closed        bool
 }
 
-// maxReplicaResponseSize bounds a frame read from the leader (Kafka's NetworkReceive.UNLIMITED
-// would accept anything; a corrupt size must not make us allocate gigabytes).
-const maxReplicaResponseSize = 1 << 30
-
-func (b *replicaFetcherBlockingSend) connect(ctx context.Context) error {
-	if b.conn != nil {
-		return nil
+func newReplicaFetcherBlockingSend(sourceBroker cluster.BrokerEndPoint, clientID string, connectTimeout, requestTimeout time.Duration,
+	recvBuffer int, connectionsMaxIdleMs int64, interBroker *security.InterBrokerSecurity, log *logrus.Entry) *replicaFetcherBlockingSend {
+	// On a TLS or SASL inter-broker listener the connection is secured as it is made.
+	sel := network.NewSelector(network.SelectorConfig{MaxReceiveSize: network.Unlimited, ConnectionsMaxIdleMs: connectionsMaxIdleMs, Log: log,
+		Dial: interBroker.Dial(clientID, connectTimeout)})
+	nc := clients.NewNetworkClientWithUpdater(sel, &clients.ManualMetadataUpdater{}, clients.NetworkClientConfig{
+		ClientID: clientID, MaxInFlightRequestsPerConnection: 1, ReconnectBackoffMs: 0,
+		SocketSendBuffer: network.UseDefaultBufferSize, SocketReceiveBuffer: recvBuffer,
+		RequestTimeoutMs: max(requestTimeout.Milliseconds(), 1), Log: log})
+	return &replicaFetcherBlockingSend{
+		sourceNode:     common.Node{ID: sourceBroker.ID, Host: sourceBroker.Host, Port: sourceBroker.Port},
+		connectTimeout: connectTimeout,
+		networkClient:  nc,
+		blockingOps:    clients.NetworkClientBlockingOps{Client: nc, Time: common.SystemTime{}},
 	}
-	d := net.Dialer{Timeout: b.connectTimeout}
-	c, err := d.DialContext(ctx, "tcp", b.sourceBroker.ConnectionString())
-	if err != nil {
-		return fmt.Errorf("failed to connect to broker %d (%s) within %s: %w", b.sourceBroker.ID,
-			b.sourceBroker.ConnectionString(), b.connectTimeout, err)
-	}
-	if tc, ok := c.(*net.TCPConn); ok {
-		_ = tc.SetNoDelay(true)
-		if b.recvBuffer > 0 {
-			_ = tc.SetReadBuffer(b.recvBuffer)
-		}
-	}
-	secured, err := b.security.Secure(c, b.clientID, b.connectTimeout)
-	if err != nil {
-		c.Close()
-		return fmt.Errorf("failed to authenticate to broker %d (%s): %w", b.sourceBroker.ID, b.sourceBroker.ConnectionString(), err)
-	}
-	b.conn = secured
-	return nil
 }
 
+// close closes the client (and its connection); later requests fail.
 func (b *replicaFetcherBlockingSend) close() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.closeLocked()
-}
-
-func (b *replicaFetcherBlockingSend) closeLocked() {
-	if b.conn != nil {
-		_ = b.conn.Close()
-		b.conn = nil
+	if !b.closed {
+		b.closed = true
+		b.networkClient.Close()
 	}
 }
 
-// sendRequest writes req and decodes the answer into resp (resp.Version must match req's). A
-// cancelled ctx aborts the exchange at once.
-func (b *replicaFetcherBlockingSend) sendRequest(ctx context.Context, req, resp protocol.Message) (err error) {
+// sendRequest sends req and returns the leader's response to it (at req's version). A
+// cancelled ctx aborts the exchange.
+//
+// Kafka 0.10.2: ReplicaFetcherThread.sendRequest.
+func (b *replicaFetcherBlockingSend) sendRequest(ctx context.Context, req protocol.Message) (resp protocol.Message, err error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.closed {
+		return nil, errFetcherClosed
+	}
+	id := b.sourceNode.IDString()
 	defer func() {
 		if err != nil {
-			b.closeLocked()
+			b.networkClient.CloseNode(id)
 		}
 	}()
-	if err := b.connect(ctx); err != nil {
-		return err
-	}
-	conn := b.conn
-	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Now()) })
-	defer stop()
-	if err := conn.SetDeadline(time.Now().Add(b.requestTimeout)); err != nil {
-		return err
-	}
-	b.correlationID++
-	id := b.clientID
-	h := protocol.RequestHeader{ApiKey: req.Key(), ApiVersion: req.GetVersion(), CorrelationID: b.correlationID, ClientID: &id}
-	if _, err := protocol.WriteRequest(conn, h, req); err != nil {
-		return err
-	}
-	var size [4]byte
-	if _, err := io.ReadFull(conn, size[:]); err != nil {
-		return err
-	}
-	n := int32(binary.BigEndian.Uint32(size[:]))
-	if n < 4 || n > maxReplicaResponseSize {
-		return fmt.Errorf("invalid response size %d from broker %d", n, b.sourceBroker.ID)
-	}
-	buf := make([]byte, n)
-	if _, err := io.ReadFull(conn, buf); err != nil {
-		return err
-	}
-	rh, body, err := protocol.ReadResponseHeader(buf)
+	ready, err := b.blockingOps.BlockingReady(ctx, b.sourceNode, b.connectTimeout.Milliseconds())
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if rh.CorrelationID != b.correlationID {
-		return fmt.Errorf("correlation id %d does not match request %d", rh.CorrelationID, b.correlationID)
+	if !ready {
+		return nil, fmt.Errorf("Failed to connect within %d ms", b.connectTimeout.Milliseconds())
 	}
-	return resp.ReadFrom(body)
+	r := b.networkClient.NewClientRequest(id, req, b.blockingOps.Time.Milliseconds(), true, nil)
+	cr, err := b.blockingOps.BlockingSendAndReceive(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	return cr.ResponseBody, nil
 }

@@ -60,8 +60,12 @@ func (t *ReplicaFetcherThread) FetchEpochsFromLeader(ctx context.Context, epochs
 		}
 		return out
 	}
-	resp := &protocol.OffsetsForLeaderEpochResponse{Version: 0}
-	if err := t.send.sendRequest(ctx, req, resp); err != nil {
+	m, err := t.send.sendRequest(ctx, req)
+	resp, ok := m.(*protocol.OffsetsForLeaderEpochResponse)
+	if err == nil && !ok {
+		err = fmt.Errorf("unexpected response %T to an OffsetsForLeaderEpoch request", m)
+	}
+	if err != nil {
 		if ctx.Err() == nil {
 			t.logger.WithError(err).Warnf("Error when sending leader epoch request for %v", epochs)
 		}

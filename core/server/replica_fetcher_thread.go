@@ -83,10 +83,8 @@ func NewReplicaFetcherThread(name string, fetcherID int, sourceBroker cluster.Br
 		maxBytes:  cfg.ReplicaFetchResponseMaxBytes,
 		fetchSize: cfg.ReplicaFetchMaxBytes,
 		backoffMs: int64(cfg.ReplicaFetchBackoffMs),
-		send: &replicaFetcherBlockingSend{sourceBroker: sourceBroker, clientID: name, security: rm.interBroker,
-			connectTimeout: msDuration(int64(cfg.ReplicaSocketTimeoutMs)),
-			requestTimeout: msDuration(int64(cfg.RequestTimeoutMs)),
-			recvBuffer:     int(cfg.ReplicaSocketReceiveBufferBytes)},
+		send: newReplicaFetcherBlockingSend(sourceBroker, name, msDuration(int64(cfg.ReplicaSocketTimeoutMs)),
+			msDuration(int64(cfg.RequestTimeoutMs)), int(cfg.ReplicaSocketReceiveBufferBytes), cfg.ConnectionsMaxIdleMs, rm.interBroker, logger),
 	}
 	t.AbstractFetcherThread = fetcher.NewAbstractFetcherThread(name, name, sourceBroker, t.backoffMs, t, clock,
 		logger.WithField("logger", "kafka.server.ReplicaFetcherThread"))
@@ -171,9 +169,13 @@ func (d replicaPartitionData) ToRecords() *record.MemoryRecords { return d.recor
 // Fetch sends the request to the leader and flattens the answer.
 func (t *ReplicaFetcherThread) Fetch(ctx context.Context, req fetcher.FetchRequest) ([]fetcher.FetchedPartition, error) {
 	r := req.(*replicaFetchRequest)
-	resp := &protocol.FetchResponse{Version: r.underlying.Version}
-	if err := t.send.sendRequest(ctx, r.underlying, resp); err != nil {
+	m, err := t.send.sendRequest(ctx, r.underlying)
+	if err != nil {
 		return nil, err
+	}
+	resp, ok := m.(*protocol.FetchResponse)
+	if !ok {
+		return nil, fmt.Errorf("unexpected response %T to a Fetch request", m)
 	}
 	var out []fetcher.FetchedPartition
 	for _, tt := range resp.Responses {
@@ -341,9 +343,13 @@ func (t *ReplicaFetcherThread) earliestOrLatestOffset(ctx context.Context, tp co
 	req := &protocol.ListOffsetRequest{Version: t.listOffsetsVersion, ReplicaID: t.replicaID,
 		Topics: []protocol.ListOffsetRequestTopic{{Topic: tp.Topic, Partitions: []protocol.ListOffsetRequestTopicPartition{
 			{Partition: tp.Partition, Timestamp: ts, MaxNumOffsets: 1}}}}}
-	resp := &protocol.ListOffsetResponse{Version: req.Version}
-	if err := t.send.sendRequest(ctx, req, resp); err != nil {
+	m, err := t.send.sendRequest(ctx, req)
+	if err != nil {
 		return 0, err
+	}
+	resp, ok := m.(*protocol.ListOffsetResponse)
+	if !ok {
+		return 0, fmt.Errorf("unexpected response %T to a ListOffsets request", m)
 	}
 	for _, tt := range resp.Responses {
 		if tt.Topic != tp.Topic {

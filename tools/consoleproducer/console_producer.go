@@ -39,6 +39,11 @@ type ProducerConfig struct {
 	MaxBlockMs              int64
 	ReaderClass             string
 	UseOldProducer          bool
+	BatchSize               int32
+	QueueSize               int32
+	QueueEnqueueTimeoutMs   int32
+	KeyEncoderClass         string
+	ValueEncoderClass       string
 	CmdLineProps            map[string]string
 	ExtraProducerProps      map[string]string
 	ProducerConfigFile      string
@@ -139,7 +144,7 @@ func ParseArgs(args []string) (*ProducerConfig, error) {
 	for _, i := range append(ints, []struct {
 		dst  *int32
 		name string
-	}{{new(int32), "batch-size"}, {new(int32), "queue-size"}, {new(int32), "queue-enqueuetimeout-ms"}}...) {
+	}{{&c.BatchSize, "batch-size"}, {&c.QueueSize, "queue-size"}, {&c.QueueEnqueueTimeoutMs, "queue-enqueuetimeout-ms"}}...) {
 		v, err := opts.IntValueOf(o[i.name])
 		if err != nil {
 			return nil, &optionError{err.Error()}
@@ -160,6 +165,8 @@ func ParseArgs(args []string) (*ProducerConfig, error) {
 	}
 	c.RequestRequiredAcks = opts.ValueOf(o["request-required-acks"])
 	c.ReaderClass = opts.ValueOf(o["line-reader"])
+	c.KeyEncoderClass = opts.ValueOf(o["key-serializer"])
+	c.ValueEncoderClass = opts.ValueOf(o["value-serializer"])
 	c.ProducerConfigFile = opts.ValueOf(o["producer.config"])
 	if c.CmdLineProps, _, err = commandline.ParseKeyValueArgs(opts.ValuesOf(o["property"]), true); err != nil {
 		return nil, err
@@ -170,11 +177,10 @@ func ParseArgs(args []string) (*ProducerConfig, error) {
 	return c, nil
 }
 
-// NewProducerProps are the KafkaProducer's properties: the config file, then
-// --producer-property, then the options (which win), then producer.type for --sync.
+// producerProps are --producer.config's properties overridden by --producer-property.
 //
-// Kafka 0.10.2: ConsoleProducer.getNewProducerProps.
-func (c *ProducerConfig) NewProducerProps() (map[string]string, error) {
+// Kafka 0.10.2: ConsoleProducer.producerProps.
+func (c *ProducerConfig) producerProps() (map[string]string, error) {
 	props := map[string]string{}
 	if c.ProducerConfigFile != "" {
 		loaded, err := config.LoadProps(c.ProducerConfigFile)
@@ -185,6 +191,18 @@ func (c *ProducerConfig) NewProducerProps() (map[string]string, error) {
 	}
 	for k, v := range c.ExtraProducerProps {
 		props[k] = v
+	}
+	return props, nil
+}
+
+// NewProducerProps are the KafkaProducer's properties: the config file, then
+// --producer-property, then the options (which win), then producer.type for --sync.
+//
+// Kafka 0.10.2: ConsoleProducer.getNewProducerProps.
+func (c *ProducerConfig) NewProducerProps() (map[string]string, error) {
+	props, err := c.producerProps()
+	if err != nil {
+		return nil, err
 	}
 	props[producer.BootstrapServersConfig] = c.BrokerList
 	props[producer.CompressionTypeConfig] = c.CompressionCodec
@@ -232,12 +250,11 @@ func RunWithInput(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		}
 		return commandline.Fail(stderr, err)
 	}
-	if cfg.UseOldProducer {
-		fmt.Fprintln(stderr, "The old producer (--old-producer) is not supported by zkafka; leave the option out to use the new producer.")
-		return 1
-	}
 	if cfg.ReaderClass != lineReaderClass {
 		return printStackTrace(stderr, "java.lang.ClassNotFoundException", errors.New(cfg.ReaderClass))
+	}
+	if cfg.UseOldProducer {
+		return runOldProducer(ctx, cfg, stdin, stderr)
 	}
 	props, err := cfg.NewProducerProps()
 	if err != nil {
@@ -256,26 +273,8 @@ func RunWithInput(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	defer prod.Close(math.MaxInt64) //nolint:errcheck // the shutdown hook: send what is buffered
 	errLog := commandline.ToolsLogger(stderr, "org.apache.kafka.clients.producer.internals.ErrorLoggingCallback")
 
-	type next struct {
-		rec producer.ProducerRecord[[]byte, []byte]
-		err error
-	}
-	records := make(chan next)
-	stop := make(chan struct{})
-	defer close(stop)
-	go func() {
-		for {
-			rec, err := reader.ReadMessage()
-			select {
-			case records <- next{rec, err}:
-			case <-stop:
-				return
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
+	records, stop := readRecords(reader)
+	defer stop()
 	for {
 		var n next
 		select {
@@ -303,6 +302,33 @@ func RunWithInput(ctx context.Context, args []string, stdin io.Reader, stdout, s
 			return printStackTrace(stderr, exceptionName(err), err)
 		}
 	}
+}
+
+// next is one ReadMessage result.
+type next struct {
+	rec producer.ProducerRecord[[]byte, []byte]
+	err error
+}
+
+// readRecords reads reader on a goroutine until an error (io.EOF at the end), so that the
+// tool's loop can also watch its context; stop ends the goroutine.
+func readRecords(reader *LineMessageReader) (<-chan next, func()) {
+	records := make(chan next)
+	done := make(chan struct{})
+	go func() {
+		for {
+			rec, err := reader.ReadMessage()
+			select {
+			case records <- next{rec, err}:
+			case <-done:
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return records, func() { close(done) }
 }
 
 func exceptionName(err error) string {

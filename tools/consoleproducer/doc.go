@@ -7,14 +7,24 @@
 //
 // Kafka 0.10.2: kafka.tools.ConsoleProducer (core/src/main/scala/kafka/tools/ConsoleProducer.scala:
 // ProducerConfig, LineMessageReader, getNewProducerProps), kafka.producer.NewShinyProducer and
-// org.apache.kafka.clients.producer.internals.ErrorLoggingCallback.
+// org.apache.kafka.clients.producer.internals.ErrorLoggingCallback; with --old-producer
+// getOldProducerProps and kafka.producer.OldProducer.
 //
 // Bookmap: 《Kafka技术内幕》 §1.4.3 (console producer/consumer), 《Apache Kafka源码剖析》 ch.5.
 //
+// With --old-producer the lines go to the old (Scala) producer, clients/oldproducer's
+// OldProducer, configured as 0.10.2's getOldProducerProps does: --sync is producer.type=sync
+// (async otherwise), --batch-size batch.num.messages, --timeout queue.buffering.max.ms,
+// --queue-size queue.buffering.max.messages, --queue-enqueuetimeout-ms queue.enqueue.timeout.ms,
+// --compression-codec compression.codec, --message-send-max-retries, --retry-backoff-ms,
+// --request-required-acks and --request-timeout-ms their dotted keys, --metadata-expiry-ms
+// topic.metadata.refresh.interval.ms, --key-serializer and --value-serializer the encoder
+// classes (kafka.serializer.DefaultEncoder only: the tool sends byte arrays).
+//
 // Options of the old producer (--batch-size, --queue-size, --queue-enqueuetimeout-ms,
 // --key-serializer, --value-serializer) are accepted and, as in 0.10.2 with the new producer,
-// not used. --sync sends each record and waits for it (producer.type=sync, as 0.11 passes it;
-// 0.10.2 dropped the flag for the new producer). --old-producer is refused (the Scala producer is
-// not part of zkafka yet; docs/deviations.md). End of input, SIGINT or SIGTERM close the producer,
-// which sends what is buffered first, as the JVM's shutdown hook does.
+// not used without --old-producer. --sync sends each record and waits for it
+// (producer.type=sync, as 0.11 passes it; 0.10.2 dropped the flag for the new producer). End of
+// input, SIGINT or SIGTERM close the producer, which sends what is buffered first, as the JVM's
+// shutdown hook does.
 package consoleproducer

@@ -9,12 +9,16 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+
 	"github.com/zkafka/zkafka/clients/common"
 	"github.com/zkafka/zkafka/zk/zktest"
 	"github.com/zkafka/zkafka/zk/zkutils"
 )
 
-func TestMain(m *testing.M) { os.Exit(zktest.Main(m, 1)) }
+func TestMain(m *testing.M) {
+	os.Exit(zktest.Main(m, 1, goleak.IgnoreTopFunction("github.com/rcrowley/go-metrics.(*meterArbiter).tick")))
+}
 
 // TestExportImportRoundTrip: offsets exported from one chroot in Kafka's line format are
 // imported into another.

@@ -22,10 +22,12 @@ import (
 	"github.com/zkafka/zkafka/tools/consumergroups"
 	"github.com/zkafka/zkafka/tools/dumplogsegments"
 	"github.com/zkafka/zkafka/tools/getoffsetshell"
+	"github.com/zkafka/zkafka/tools/mirrormaker"
 	"github.com/zkafka/zkafka/tools/offsetchecker"
 	"github.com/zkafka/zkafka/tools/perf"
 	"github.com/zkafka/zkafka/tools/preferredelection"
 	"github.com/zkafka/zkafka/tools/reassign"
+	"github.com/zkafka/zkafka/tools/replaylogproducer"
 	"github.com/zkafka/zkafka/tools/replicaverification"
 	"github.com/zkafka/zkafka/tools/serverstart"
 	"github.com/zkafka/zkafka/tools/serverstop"
@@ -63,6 +65,8 @@ func commands() map[string]func(args []string, stdout, stderr io.Writer) int {
 		"simple-consumer-shell":      adminTool(simpleconsumershell.Run),
 		"replica-verification":       adminTool(replicaverification.Run),
 		"consumer-offset-checker":    adminTool(offsetchecker.Run),
+		"mirror-maker":               adminTool(mirrormaker.Run),
+		"replay-log-producer":        adminTool(replaylogproducer.Run),
 		"consumer-perf-test":         adminTool(perf.RunConsumerPerformance),
 		"producer-perf-test":         perfTool(perf.RunProducerPerformance),
 		"console-producer":           interruptible(consoleproducer.Run),

@@ -97,6 +97,10 @@ func TestLayering(t *testing.T) {
 				}
 				continue
 			}
+			if strings.HasPrefix(from, "core/") && strings.HasPrefix(to, "clients/old") {
+				// B.4's deliberately absent edge: the broker's own clients use clients.NetworkClient.
+				t.Errorf("%s imports %s: the broker does not use the Scala clients' plumbing", from, to)
+			}
 			if toRank >= fromRank {
 				t.Errorf("%s (rank %d) imports %s (rank %d): docs/design.md §1.1 allows only lower ranks", from, fromRank, to, toRank)
 			}

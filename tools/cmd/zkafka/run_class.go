@@ -5,14 +5,17 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/zkafka/zkafka/tools/offsetchecker"
 	"github.com/zkafka/zkafka/tools/zkoffsets"
 )
 
 // classOnlyTools are Kafka main classes with no bin/ script of their own, reached only through
 // kafka-run-class.sh.
 var classOnlyTools = map[string]func(context.Context, []string, io.Writer, io.Writer) int{
-	"kafka.tools.ExportZkOffsets": zkoffsets.Export,
-	"kafka.tools.ImportZkOffsets": zkoffsets.Import,
+	"kafka.tools.ExportZkOffsets":         zkoffsets.Export,
+	"kafka.tools.ImportZkOffsets":         zkoffsets.Import,
+	"kafka.tools.UpdateOffsetsInZK":       zkoffsets.UpdateOffsetsInZK,
+	"kafka.tools.VerifyConsumerRebalance": offsetchecker.VerifyConsumerRebalance,
 }
 
 // runClass implements `kafka-run-class.sh <MainClass> args...`: it maps Kafka's main class to the

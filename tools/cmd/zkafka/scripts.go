@@ -35,11 +35,11 @@ var scriptTable = []Script{
 	{"kafka-consumer-groups.sh", "consumer-groups", "kafka.admin.ConsumerGroupCommand", Done, 8},
 	{"kafka-consumer-offset-checker.sh", "consumer-offset-checker", "kafka.tools.ConsumerOffsetChecker", Done, 16},
 	{"kafka-consumer-perf-test.sh", "consumer-perf-test", "kafka.tools.ConsumerPerformance", Done, 16},
-	{"kafka-mirror-maker.sh", "mirror-maker", "kafka.tools.MirrorMaker", Later, 0},
+	{"kafka-mirror-maker.sh", "mirror-maker", "kafka.tools.MirrorMaker", Done, 16},
 	{"kafka-preferred-replica-election.sh", "preferred-replica-election", "kafka.admin.PreferredReplicaLeaderElectionCommand", Done, 7},
 	{"kafka-producer-perf-test.sh", "producer-perf-test", "org.apache.kafka.tools.ProducerPerformance", Done, 14},
 	{"kafka-reassign-partitions.sh", "reassign-partitions", "kafka.admin.ReassignPartitionsCommand", Done, 7},
-	{"kafka-replay-log-producer.sh", "replay-log-producer", "kafka.tools.ReplayLogProducer", Later, 14}, // needs the new producer
+	{"kafka-replay-log-producer.sh", "replay-log-producer", "kafka.tools.ReplayLogProducer", Done, 16},
 	{"kafka-replica-verification.sh", "replica-verification", "kafka.tools.ReplicaVerificationTool", Done, 16},
 	{"kafka-run-class.sh", "run-class", "", Done, 0},
 	{"kafka-server-start.sh", "server-start", "kafka.Kafka", Done, 5},

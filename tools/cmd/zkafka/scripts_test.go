@@ -57,7 +57,7 @@ func TestEveryKafkaScriptHasARow(t *testing.T) {
 
 func TestUnimplementedScriptSaysSoAndFails(t *testing.T) {
 	var out, errb bytes.Buffer
-	code := run([]string{"zkafka", "mirror-maker", "--whitelist", ".*"}, &out, &errb)
+	code := run([]string{"zkafka", "zookeeper-security-migration", "--zookeeper.acl", "secure"}, &out, &errb)
 	if code != 1 || !strings.Contains(errb.String(), "not implemented") {
 		t.Fatalf("code=%d stderr=%q", code, errb.String())
 	}
@@ -81,18 +81,24 @@ func TestDumpLogSegmentsThroughRunClass(t *testing.T) {
 	}
 }
 
-// TestZkOffsetsThroughRunClass: ExportZkOffsets and ImportZkOffsets have no script; the
-// run-class line reaches them.
+// TestZkOffsetsThroughRunClass: ExportZkOffsets, ImportZkOffsets, UpdateOffsetsInZK and
+// VerifyConsumerRebalance have no script; the run-class line reaches them.
 func TestZkOffsetsThroughRunClass(t *testing.T) {
 	for class, usage := range map[string]string{
-		"kafka.tools.ExportZkOffsets": "Export consumer offsets to an output file.",
-		"kafka.tools.ImportZkOffsets": "Import offsets to zookeeper from files.",
+		"kafka.tools.ExportZkOffsets":         "Export consumer offsets to an output file.",
+		"kafka.tools.ImportZkOffsets":         "Import offsets to zookeeper from files.",
+		"kafka.tools.VerifyConsumerRebalance": "Validate that all partitions have a consumer for a given consumer group.",
 	} {
 		var out, errb bytes.Buffer
 		code := run([]string{"zkafka", "run-class", class}, &out, &errb)
 		if code != 1 || !strings.HasPrefix(errb.String(), usage+"\n") {
 			t.Errorf("%s: code=%d stderr=%q", class, code, errb.String())
 		}
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"zkafka", "run-class", "kafka.tools.UpdateOffsetsInZK"}, &out, &errb); code != 1 ||
+		out.String() != "USAGE: kafka.tools.UpdateOffsetsInZK$ [earliest | latest] consumer.properties topic\n" {
+		t.Errorf("UpdateOffsetsInZK: code=%d stdout=%q", code, out.String())
 	}
 }
 
@@ -121,8 +127,8 @@ func TestScriptLinks(t *testing.T) {
 	// Through the link, an unimplemented script still says so and fails.
 	out.Reset()
 	errb.Reset()
-	if code := run(scriptArgs([]string{filepath.Join(dir, "kafka-mirror-maker.sh"), "--whitelist", ".*"}), &out, &errb); code != 1 ||
+	if code := run(scriptArgs([]string{filepath.Join(dir, "zookeeper-security-migration.sh"), "--zookeeper.acl", "secure"}), &out, &errb); code != 1 ||
 		!strings.Contains(errb.String(), "not implemented") {
-		t.Errorf("kafka-mirror-maker.sh through a link: exit %d, stderr %q", code, errb.String())
+		t.Errorf("zookeeper-security-migration.sh through a link: exit %d, stderr %q", code, errb.String())
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/zkafka/zkafka/clients/network"
 )
 
 // apiVersionsKey is the api_key of ApiVersions (docs/formats.md §2.3).
@@ -143,22 +145,19 @@ func (c *conn) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// readFrame reads one size-prefixed request and returns it with its prefix.
+// readFrame reads one size-prefixed request (as network.NetworkReceive, at most maxFrameSize
+// bytes; at least a request header's fixed 8) and returns it with its prefix.
 func readFrame(r io.Reader) ([]byte, error) {
-	var size [4]byte
-	if _, err := io.ReadFull(r, size[:]); err != nil {
+	rcv, err := network.ReadNetworkReceive(r, "", maxFrameSize)
+	if err != nil {
 		return nil, err
 	}
-	n := int32(binary.BigEndian.Uint32(size[:]))
-	if n < 8 || n > maxFrameSize {
-		return nil, fmt.Errorf("recorder: bad request size %d", n)
+	payload := rcv.Payload()
+	if len(payload) < 8 {
+		return nil, fmt.Errorf("recorder: bad request size %d", len(payload))
 	}
-	frame := make([]byte, 4+int(n))
-	copy(frame, size[:])
-	if _, err := io.ReadFull(r, frame[4:]); err != nil {
-		return nil, err
-	}
-	return frame, nil
+	frame := network.AppendFrameHeader(make([]byte, 0, network.FrameHeaderSize+len(payload)))
+	return network.NewNetworkSend("", append(frame, payload...)).Frame(), nil
 }
 
 // apiVersions0102 is the (api_key, min, max) table a 0.10.2 broker advertises (docs/formats.md §2.3).
