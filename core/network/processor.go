@@ -254,7 +254,7 @@ func (p *Processor) processDisconnected(d disconnect) {
 	case errors.Is(d.err, errInvalidRequest):
 		p.log.WithError(d.err).Warnf("Closing socket connection to %s due to %v", d.ch.conn.RemoteAddr(), d.err)
 	case errors.Is(d.err, errSslHandshake):
-		p.log.Infof("Failed authentication with %s (SSL handshake failed: %v)", d.ch.conn.RemoteAddr(), errors.Unwrap(d.err))
+		p.log.Infof("Failed authentication with %s (%v)", d.ch.conn.RemoteAddr(), d.err)
 	case errors.Is(d.err, security.ErrAuthentication):
 		// 0.10.2 closes the connection with no response; the reason is logged here.
 		p.log.Infof("Failed authentication with %s (%v)", d.ch.conn.RemoteAddr(), d.err)

@@ -70,7 +70,7 @@ func newTestPKI(t *testing.T) *testPKI {
 	ca := sign(caTmpl, caTmpl, &caKey.PublicKey, caKey)
 	srvKey := newKey()
 	srv := sign(&x509.Certificate{Subject: pkix.Name{CommonName: "localhost"}, IPAddresses: []net.IP{net.ParseIP("127.0.0.1")},
-		DNSNames: []string{"localhost"}, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}, KeyUsage: x509.KeyUsageDigitalSignature}, ca, &srvKey.PublicKey, caKey)
+		DNSNames: []string{"localhost"}, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth}, KeyUsage: x509.KeyUsageDigitalSignature}, ca, &srvKey.PublicKey, caKey)
 	cliKey := newKey()
 	cli := sign(&x509.Certificate{Subject: pkix.Name{CommonName: "alice", Organization: []string{"zkafka"}},
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}, KeyUsage: x509.KeyUsageDigitalSignature}, ca, &cliKey.PublicKey, caKey)
