@@ -44,7 +44,9 @@ RACE_PKGS = \
 	./tools/verifiable/ \
 	./tools/mirrormaker/ \
 	./tools/replaylogproducer/ \
-	./clients/consumer/
+	./clients/consumer/ \
+	./clients/security/ \
+	./core/security/...
 
 unit: ## every package's tests (real ZooKeeper for zk/*), plus the race detector where goroutines race by design
 	ZKAFKA_BIN=$(CURDIR)/bin/zkafka $(GO) test -count=1 -timeout 20m $(PKGS)
@@ -70,7 +72,9 @@ FUZZ_TARGETS = \
 	tools/commandline:FuzzMessageFormatters:20000x \
 	clients/network:FuzzReadNetworkReceive:80000x \
 	core/log:FuzzParseLeaderEpochCheckpoint:50000x \
-	clients/protocol:FuzzOffsetsForLeaderEpoch:80000x
+	clients/protocol:FuzzOffsetsForLeaderEpoch:80000x \
+	clients/security:FuzzSaslServerAuthenticator:100000x \
+	clients/security:FuzzParseJaasConfig:100000x
 
 fuzz: ## each decoder's fuzz target for a bounded time
 	@set -e; for t in $(FUZZ_TARGETS); do \
