@@ -109,7 +109,7 @@ study-kip101: build ## the double failure that loses an acknowledged message wit
 chaos-hw: build ## the 100-round random fault run with 0.10.2's HW truncation: reports the acknowledged messages it loses (make systemtest runs it with leader-epoch truncation)
 	ZKAFKA_LONG=1 ZKAFKA_CHAOS_HW=1 ZKAFKA_BIN=$(CURDIR)/bin/zkafka $(GO) test -count=1 -timeout 120m -v -run 'TestChaosHighWatermarkTruncation' ./systemtests/
 
-bench-broker: build ## zkafka vs kfake (in-memory Go Kafka), sarama + kcat clients, A/B interleaved, 5 runs each
+bench-broker: build ## zkafka vs kfake (in-memory Go Kafka) vs the floor (raw broker: CRC, pwrite, sendfile), sarama + kcat clients, interleaved, 5 runs each, >= 1 s broker CPU per figure
 	$(GO) run ./systemtests/cmd/benchbroker -zkafka $(CURDIR)/bin/zkafka -runs 5
 
 bench-clients: build ## kafka-producer-perf-test vs sarama's AsyncProducer vs kcat on one zkafka broker: records/s, CPU/record, RSS; 5 runs each

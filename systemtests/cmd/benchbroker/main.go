@@ -1,13 +1,17 @@
 // Command benchbroker measures a zkafka broker process against a peer broker,
 // github.com/twmb/franz-go/pkg/kfake (an in-memory Go Kafka run in a child process of its own so
-// its CPU time is read the same way), with the same client programs (sarama and kcat), A/B
-// interleaved, several runs each. `make bench-broker` runs it.
+// its CPU time is read the same way), and against the floor, a raw broker (rawbroker.go: CRC
+// check, one pwrite per partition per request, sendfile for fetches, nothing else), with the
+// same client programs (sarama and kcat), interleaved, several runs each. `make bench-broker`
+// runs it.
 //
 // Workloads: produce 100-byte and 1 KiB records with acks=1 (sarama and kcat), consume them
 // (sarama and kcat), and one-at-a-time produce→consume round trips paced at 1,000 msg/s (sarama).
 // For each it prints kafka-producer-perf-test style lines per run, then the medians and the
-// zkafka/kfake ratios: records/s, MB/s, broker CPU time per record (utime+stime from
-// /proc/<pid>/stat of the broker process) and latency percentiles.
+// zkafka/kfake and zkafka/floor ratios: records/s, MB/s, broker CPU time per record (the sum of
+// /proc/<pid>/task/*/schedstat of the broker process, nanoseconds) and latency percentiles.
+// A produce or consume run repeats its workload until the broker has used -min-cpu of CPU (or
+// -max-run has passed), so that each CPU figure spans enough scheduler time to mean something.
 //
 // sarama speaks 0.10.2 (V0_10_2_0) to zkafka; kfake accepts only record batches (Produce v3+,
 // Fetch v4+), so sarama uses V0_11_0_0 with it, the oldest version kfake speaks. kcat
@@ -27,6 +31,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/IBM/sarama"
 	"github.com/twmb/franz-go/pkg/kfake"
@@ -47,12 +52,16 @@ type options struct {
 	latencyRate int
 	targets     string
 	keep        bool
+	minCPU      time.Duration
+	maxRun      time.Duration
 }
 
 func run() int {
 	var o options
 	serve := flag.Bool("kfake-serve", false, "internal: run kfake on -port until SIGTERM")
 	port := flag.Int("port", 0, "internal: kfake port")
+	rawServe := flag.Bool("raw-serve", false, "internal: run the raw broker on -port until SIGTERM")
+	rawDir := flag.String("raw-dir", "", "internal: raw broker data directory")
 	topics := flag.String("topics", "", "internal: topics kfake seeds (comma separated, 1 partition each)")
 	flag.StringVar(&o.zkafka, "zkafka", "", "zkafka binary (default: go build ./tools/cmd/zkafka)")
 	flag.IntVar(&o.runs, "runs", 5, "runs per target and workload")
@@ -60,9 +69,14 @@ func run() int {
 	flag.IntVar(&o.records1k, "records-1k", 100_000, "records per 1 KiB produce/consume run")
 	flag.IntVar(&o.latencyMsgs, "latency-msgs", 3000, "round trips per latency run")
 	flag.IntVar(&o.latencyRate, "latency-rate", 1000, "round trips per second")
-	flag.StringVar(&o.targets, "targets", "zkafka,kfake", "brokers to measure")
+	flag.StringVar(&o.targets, "targets", "zkafka,kfake,floor", "brokers to measure")
+	flag.DurationVar(&o.minCPU, "min-cpu", time.Second, "repeat a produce/consume workload until the broker used this much CPU")
+	flag.DurationVar(&o.maxRun, "max-run", 30*time.Second, "but stop repeating after this long")
 	flag.BoolVar(&o.keep, "keep", false, "keep the zkafka data and logs")
 	flag.Parse()
+	if *rawServe {
+		return serveRaw(*port, *rawDir)
+	}
 	if *serve {
 		return serveKfake(*port, *topics)
 	}
@@ -149,6 +163,45 @@ func startKfake(ctx context.Context, runs int) (*target, error) {
 	}, nil
 }
 
+func startRaw(dir string) (*target, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	port, err := systemtests.FreePort()
+	if err != nil {
+		return nil, err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(self, "-raw-serve", "-port", fmt.Sprint(port), "-raw-dir", dir)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	buf := make([]byte, 256)
+	if n, err := out.Read(buf); err != nil || !strings.Contains(string(buf[:n]), "ready") {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		return nil, fmt.Errorf("raw broker child did not start: %v %q", err, buf[:n])
+	}
+	return &target{
+		name: "floor", addr: fmt.Sprintf("127.0.0.1:%d", port), pid: func() int { return cmd.Process.Pid },
+		version: sarama.V0_10_2_0,
+		prepare: func(context.Context, string) error { return nil },
+		close: func() {
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+			_ = cmd.Wait()
+		},
+	}, nil
+}
+
 func startZkafka(ctx context.Context, o options, dir string) (*target, error) {
 	bin := o.zkafka
 	if bin == "" {
@@ -207,6 +260,8 @@ func bench(o options) error {
 			t, err = startZkafka(ctx, o, filepath.Join(dir, "zkafka"))
 		case "kfake":
 			t, err = startKfake(ctx, o.runs)
+		case "floor":
+			t, err = startRaw(filepath.Join(dir, "floor"))
 		default:
 			err = fmt.Errorf("unknown target %q", name)
 		}
@@ -219,13 +274,14 @@ func bench(o options) error {
 	if len(targets) == 0 {
 		return fmt.Errorf("no broker to measure")
 	}
-	fmt.Printf("benchbroker: %d runs per target, A/B interleaved (order alternates by run); targets %s\n", o.runs, names(targets))
+	fmt.Printf("benchbroker: %d runs per target, interleaved (order rotates by run); targets %s; at least %v broker CPU per figure (at most %v per run)\n",
+		o.runs, names(targets), o.minCPU, o.maxRun)
+	if up, err := os.ReadFile("/proc/loadavg"); err == nil {
+		fmt.Printf("load average at start: %s", up)
+	}
 	res := newResults()
 	for r := 0; r < o.runs; r++ {
-		order := targets
-		if r%2 == 1 {
-			order = reversed(targets)
-		}
+		order := rotated(targets, r)
 		for _, t := range order {
 			if err := runAll(ctx, o, t, r, res); err != nil {
 				return fmt.Errorf("%s run %d: %w", t.name, r, err)
@@ -244,10 +300,11 @@ func names(ts []*target) []string {
 	return out
 }
 
-func reversed(ts []*target) []*target {
-	out := make([]*target, len(ts))
-	for i, t := range ts {
-		out[len(ts)-1-i] = t
+// rotated is ts started at its r-th element (mod len), so that each target runs first in turn.
+func rotated(ts []*target, r int) []*target {
+	out := make([]*target, 0, len(ts))
+	for i := range ts {
+		out = append(out, ts[(r+i)%len(ts)])
 	}
 	return out
 }
@@ -258,35 +315,37 @@ func runAll(ctx context.Context, o options, t *target, r int, res *results) erro
 		name  string
 		topic string
 		fn    func(ctx context.Context, t *target, topic string) (measure, error)
+		// repeat: run fn until the broker used o.minCPU (produce and consume workloads).
+		repeat bool
 	}
 	ws := []wl{
 		{"sarama produce 100B", "s100", func(ctx context.Context, t *target, topic string) (measure, error) {
 			return saramaProduce(ctx, t, topic, o.records100, 100)
-		}},
+		}, true},
 		{"sarama consume 100B", "s100", func(ctx context.Context, t *target, topic string) (measure, error) {
 			return saramaConsume(ctx, t, topic, o.records100, 100)
-		}},
+		}, true},
 		{"sarama produce 1KiB", "s1k", func(ctx context.Context, t *target, topic string) (measure, error) {
 			return saramaProduce(ctx, t, topic, o.records1k, 1024)
-		}},
+		}, true},
 		{"sarama consume 1KiB", "s1k", func(ctx context.Context, t *target, topic string) (measure, error) {
 			return saramaConsume(ctx, t, topic, o.records1k, 1024)
-		}},
+		}, true},
 		{"kcat produce 100B", "k100", func(ctx context.Context, t *target, topic string) (measure, error) {
 			return kcatProduce(ctx, t, topic, o.records100, 100)
-		}},
+		}, true},
 		{"kcat consume 100B", "k100", func(ctx context.Context, t *target, topic string) (measure, error) {
 			return kcatConsume(ctx, t, topic, o.records100, 100)
-		}},
+		}, true},
 		{"kcat produce 1KiB", "k1k", func(ctx context.Context, t *target, topic string) (measure, error) {
 			return kcatProduce(ctx, t, topic, o.records1k, 1024)
-		}},
+		}, true},
 		{"kcat consume 1KiB", "k1k", func(ctx context.Context, t *target, topic string) (measure, error) {
 			return kcatConsume(ctx, t, topic, o.records1k, 1024)
-		}},
+		}, true},
 		{"sarama round trip 100B @1000/s", "lat", func(ctx context.Context, t *target, topic string) (measure, error) {
 			return roundTrip(ctx, t, topic, o.latencyMsgs, o.latencyRate)
-		}},
+		}, false},
 	}
 	prepared := map[string]bool{}
 	for _, w := range ws {
@@ -300,13 +359,26 @@ func runAll(ctx context.Context, o options, t *target, r int, res *results) erro
 		if w.topic[0] == 'k' && !systemtests.KcatAvailable() {
 			continue
 		}
-		cpu0, _ := systemtests.ProcessCPUTime(t.pid())
-		m, err := w.fn(ctx, t, topic)
+		cpu0, err := systemtests.ProcessSchedTime(t.pid())
 		if err != nil {
-			return fmt.Errorf("%s: %w", w.name, err)
+			return err
 		}
-		cpu1, _ := systemtests.ProcessCPUTime(t.pid())
-		m.cpu = cpu1 - cpu0
+		var m measure
+		for pass := 0; ; pass++ {
+			p, err := w.fn(ctx, t, topic)
+			if err != nil {
+				return fmt.Errorf("%s: %w", w.name, err)
+			}
+			m = m.plus(p)
+			cpu1, err := systemtests.ProcessSchedTime(t.pid())
+			if err != nil {
+				return err
+			}
+			m.cpu = cpu1 - cpu0
+			if !w.repeat || m.cpu >= o.minCPU || m.elapsed >= o.maxRun {
+				break
+			}
+		}
 		res.add(w.name, t.name, m)
 		fmt.Printf("%-32s %-6s run %d: %s\n", w.name, t.name, r, m)
 	}
