@@ -4,7 +4,7 @@ PKGS      ?= ./...
 FUZZTIME  ?= 15s
 DATA      ?= $(CURDIR)/data
 
-.PHONY: systemtest bench-broker bench-clients deps all build test unit fuzz lint run zk-up zk-down bench clean generate check-generate study-kip101 chaos-hw docker-images docker-test
+.PHONY: systemtest bench-broker bench-scale bench-clients deps all build test unit fuzz lint run zk-up zk-down bench clean generate check-generate study-kip101 chaos-hw docker-images docker-test
 
 all: build
 
@@ -111,6 +111,9 @@ chaos-hw: build ## the 100-round random fault run with 0.10.2's HW truncation: r
 
 bench-broker: build ## zkafka vs kfake (in-memory Go Kafka) vs the floor (raw broker: CRC, pwrite, sendfile), sarama + kcat clients, interleaved, 5 runs each, >= 1 s broker CPU per figure
 	$(GO) run ./systemtests/cmd/benchbroker -zkafka $(CURDIR)/bin/zkafka -runs 5
+
+bench-scale: build ## 3 brokers, RF 3, 1,000 then 10,000 partitions: leader moves after SIGKILL, controller failover, Metadata latency, RSS per partition, start time, idle RSS, 10,000 idle connections
+	$(GO) run ./systemtests/cmd/benchscale -zkafka $(CURDIR)/bin/zkafka -partitions 1000,10000 -connections 10000
 
 bench-clients: build ## kafka-producer-perf-test vs sarama's AsyncProducer vs kcat on one zkafka broker: records/s, CPU/record, RSS; 5 runs each
 	$(GO) run ./systemtests/cmd/benchclients -zkafka $(CURDIR)/bin/zkafka -runs 5
