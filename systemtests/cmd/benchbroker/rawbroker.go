@@ -229,16 +229,18 @@ func (b *rawBroker) append(topic string, set []byte) (int64, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	base := int64(len(l.positions))
-	pos, next := l.size, base
+	pos, next, kept := l.size, base, len(l.positions)
 	for s := set; len(s) > 0; {
-		if len(s) < 12 {
-			return 0, errCorrupt
+		n := 0
+		if len(s) >= 12 {
+			n = int(binary.BigEndian.Uint32(s[8:12]))
 		}
-		n := int(binary.BigEndian.Uint32(s[8:12]))
 		if n < 4 || len(s) < 12+n {
+			l.positions = l.positions[:kept]
 			return 0, errCorrupt
 		}
 		if crc32.ChecksumIEEE(s[16:12+n]) != binary.BigEndian.Uint32(s[12:16]) {
+			l.positions = l.positions[:kept]
 			return 0, errCorrupt
 		}
 		binary.BigEndian.PutUint64(s[0:8], uint64(next))
@@ -248,6 +250,7 @@ func (b *rawBroker) append(topic string, set []byte) (int64, error) {
 		s = s[12+n:]
 	}
 	if _, err := l.file.WriteAt(set, l.size); err != nil {
+		l.positions = l.positions[:kept]
 		return 0, err
 	}
 	l.size = pos
