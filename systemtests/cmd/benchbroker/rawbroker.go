@@ -126,7 +126,9 @@ func (b *rawBroker) serveConn(c *net.TCPConn) {
 			err = b.other(c, h, body)
 		}
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "raw broker:", h.ApiKey, err)
+			if !errors.Is(err, syscall.EPIPE) && !errors.Is(err, syscall.ECONNRESET) { // a client that left
+				fmt.Fprintln(os.Stderr, "raw broker:", h.ApiKey, err)
+			}
 			return
 		}
 	}
