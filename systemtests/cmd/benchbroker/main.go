@@ -6,7 +6,10 @@
 // runs it.
 //
 // Workloads: produce 100-byte and 1 KiB records with acks=1 (sarama and kcat), consume them
-// (sarama and kcat), and one-at-a-time produce→consume round trips paced at 1,000 msg/s (sarama).
+// (sarama and kcat), kcat 1 KiB catch-up reads with the segments' page cache dropped first
+// ("cold"; not for kfake), kcat 100-byte produce with acks=all to a topic of RF 3 with
+// min.insync.replicas=2 (zkafka only: its target runs three brokers, broker 0 leading every
+// measured partition), and one-at-a-time produce→consume round trips paced at 1,000 msg/s (sarama).
 // For each it prints kafka-producer-perf-test style lines per run, then the medians and the
 // zkafka/kfake and zkafka/floor ratios: records/s, MB/s, broker CPU time per record (the sum of
 // /proc/<pid>/task/*/schedstat of the broker process, nanoseconds) and latency percentiles.
@@ -117,6 +120,9 @@ type target struct {
 	// prepare creates a topic with one partition led by the broker.
 	prepare func(ctx context.Context, topic string) error
 	close   func()
+	// prepareRF3, when set, creates a topic with one partition replicated on three brokers, led
+	// by the measured one (acks=all workloads; nil for single-broker targets).
+	prepareRF3 func(ctx context.Context, topic string) error
 	// files lists the files holding topic's partition 0 (nil for an in-memory broker).
 	files func(topic string) []string
 }
@@ -221,8 +227,10 @@ func startZkafka(ctx context.Context, o options, dir string) (*target, error) {
 	if ok, why := systemtests.ServerStartAvailable(bin); !ok {
 		return nil, fmt.Errorf("zkafka server-start is not available: %s", why)
 	}
-	c, err := systemtests.NewCluster(ctx, systemtests.ClusterConfig{Bin: bin, Dir: dir, Brokers: 1, ZooKeepers: 1,
-		Properties: map[string]string{"num.io.threads": "8", "num.network.threads": "3"}})
+	// Three brokers: broker 0 leads every measured partition (its CPU is the figure); 1 and 2
+	// only follow the RF 3 topic of the acks=all workload.
+	c, err := systemtests.NewCluster(ctx, systemtests.ClusterConfig{Bin: bin, Dir: dir, Brokers: 3, ZooKeepers: 1,
+		Properties: map[string]string{"num.io.threads": "8", "num.network.threads": "3", "min.insync.replicas": "2"}})
 	if err != nil {
 		return nil, err
 	}
@@ -235,6 +243,9 @@ func startZkafka(ctx context.Context, o options, dir string) (*target, error) {
 		name: "zkafka", addr: b.Addr(), pid: b.PID, version: sarama.V0_10_2_0,
 		prepare: func(ctx context.Context, topic string) error {
 			return c.CreateTopic(ctx, topic, map[int32][]int32{0: {b.ID}})
+		},
+		prepareRF3: func(ctx context.Context, topic string) error {
+			return c.CreateTopic(ctx, topic, map[int32][]int32{0: {b.ID, c.Brokers[1].ID, c.Brokers[2].ID}})
 		},
 		close: c.Close,
 		files: func(topic string) []string {
@@ -326,32 +337,37 @@ func runAll(ctx context.Context, o options, t *target, r int, res *results) erro
 		fn    func(ctx context.Context, t *target, topic string) (measure, error)
 		// repeat: run fn until the broker used o.minCPU (produce and consume workloads).
 		repeat bool
+		// rf3: the topic is replicated on three brokers (t.prepareRF3; skipped without it).
+		rf3 bool
 	}
 	ws := []wl{
 		{"sarama produce 100B", "s100", func(ctx context.Context, t *target, topic string) (measure, error) {
 			return saramaProduce(ctx, t, topic, o.records100, 100)
-		}, true},
+		}, true, false},
 		{"sarama consume 100B", "s100", func(ctx context.Context, t *target, topic string) (measure, error) {
 			return saramaConsume(ctx, t, topic, o.records100, 100)
-		}, true},
+		}, true, false},
 		{"sarama produce 1KiB", "s1k", func(ctx context.Context, t *target, topic string) (measure, error) {
 			return saramaProduce(ctx, t, topic, o.records1k, 1024)
-		}, true},
+		}, true, false},
 		{"sarama consume 1KiB", "s1k", func(ctx context.Context, t *target, topic string) (measure, error) {
 			return saramaConsume(ctx, t, topic, o.records1k, 1024)
-		}, true},
+		}, true, false},
 		{"kcat produce 100B", "k100", func(ctx context.Context, t *target, topic string) (measure, error) {
 			return kcatProduce(ctx, t, topic, o.records100, 100)
-		}, true},
+		}, true, false},
 		{"kcat consume 100B", "k100", func(ctx context.Context, t *target, topic string) (measure, error) {
 			return kcatConsume(ctx, t, topic, o.records100, 100)
-		}, true},
+		}, true, false},
 		{"kcat produce 1KiB", "k1k", func(ctx context.Context, t *target, topic string) (measure, error) {
 			return kcatProduce(ctx, t, topic, o.records1k, 1024)
-		}, true},
+		}, true, false},
 		{"kcat consume 1KiB", "k1k", func(ctx context.Context, t *target, topic string) (measure, error) {
 			return kcatConsume(ctx, t, topic, o.records1k, 1024)
-		}, true},
+		}, true, false},
+		{"kcat produce 100B acks=all RF3", "r100", func(ctx context.Context, t *target, topic string) (measure, error) {
+			return kcatProduce(ctx, t, topic, o.records100, 100, "-X", "acks=all")
+		}, true, true},
 		{"kcat consume 1KiB cold", "k1k", func(ctx context.Context, t *target, topic string) (measure, error) {
 			if t.files == nil {
 				return measure{}, errSkip
@@ -360,21 +376,28 @@ func runAll(ctx context.Context, o options, t *target, r int, res *results) erro
 				return measure{}, err
 			}
 			return kcatConsume(ctx, t, topic, o.records1k, 1024)
-		}, true},
+		}, true, false},
 		{"sarama round trip 100B @1000/s", "lat", func(ctx context.Context, t *target, topic string) (measure, error) {
 			return roundTrip(ctx, t, topic, o.latencyMsgs, o.latencyRate)
-		}, false},
+		}, false, false},
 	}
 	prepared := map[string]bool{}
 	for _, w := range ws {
 		topic := fmt.Sprintf("bench-%s-%d", w.topic, r)
+		if w.rf3 && t.prepareRF3 == nil {
+			continue
+		}
 		if !prepared[topic] {
-			if err := t.prepare(ctx, topic); err != nil {
+			prepare := t.prepare
+			if w.rf3 {
+				prepare = t.prepareRF3
+			}
+			if err := prepare(ctx, topic); err != nil {
 				return err
 			}
 			prepared[topic] = true
 		}
-		if w.topic[0] == 'k' && !systemtests.KcatAvailable() {
+		if (w.topic[0] == 'k' || w.topic[0] == 'r') && !systemtests.KcatAvailable() {
 			continue
 		}
 		cpu0, err := systemtests.ProcessSchedTime(t.pid())

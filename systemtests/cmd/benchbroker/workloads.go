@@ -163,9 +163,10 @@ func kcatExtra(t *target) []string {
 	return []string{"-X", "api.version.request=true"}
 }
 
-func kcatProduce(ctx context.Context, t *target, topic string, n, size int) (measure, error) {
+// kcatProduce pipes n records to kcat -P, acks=1 unless extra says otherwise (a later -X wins).
+func kcatProduce(ctx context.Context, t *target, topic string, n, size int, extra ...string) (measure, error) {
 	start := time.Now()
-	if err := systemtests.KcatProduce(ctx, t.addr, topic, 0, "none", 0, 1, n, size, kcatExtra(t)...); err != nil {
+	if err := systemtests.KcatProduce(ctx, t.addr, topic, 0, "none", 0, 1, n, size, append(kcatExtra(t), extra...)...); err != nil {
 		return measure{}, err
 	}
 	return measure{records: n, bytes: int64(n * size), elapsed: time.Since(start)}, nil
@@ -336,5 +337,11 @@ func (r *results) summary(targets []string) {
 			}
 			fmt.Println(line)
 		}
+	}
+	all, one := r.by["kcat produce 100B acks=all RF3"]["zkafka"], r.by["kcat produce 100B"]["zkafka"]
+	if len(all) > 0 && len(one) > 0 {
+		a, o := summarize(all), summarize(one)
+		fmt.Printf("zkafka acks=all RF 3 (min.insync.replicas=2) / acks=1 RF 1, kcat 100B: records/sec %s, leader CPU/record %s (goal >= 0.65x)\n",
+			ratio(a.rate, o.rate), ratio(a.cpu, o.cpu))
 	}
 }
