@@ -4,7 +4,7 @@ PKGS      ?= ./...
 FUZZTIME  ?= 300000x
 DATA      ?= $(CURDIR)/data
 
-.PHONY: systemtest bench-broker bench-clients deps all build test unit fuzz lint run zk-up zk-down bench clean generate check-generate study-kip101 chaos-hw docker-images docker-test
+.PHONY: systemtest bench-broker bench-scale bench-clients deps all build test unit fuzz lint run zk-up zk-down bench clean generate check-generate study-kip101 chaos-hw docker-images docker-test
 
 all: build
 
@@ -120,8 +120,11 @@ study-kip101: build ## the double failure that loses an acknowledged message wit
 chaos-hw: build ## the 100-round random fault run with 0.10.2's HW truncation: reports the acknowledged messages it loses (make systemtest runs it with leader-epoch truncation)
 	ZKAFKA_LONG=1 ZKAFKA_CHAOS_HW=1 ZKAFKA_BIN=$(CURDIR)/bin/zkafka $(GO) test -count=1 -timeout 120m -v -run 'TestChaosHighWatermarkTruncation' ./systemtests/
 
-bench-broker: build ## zkafka vs kfake (in-memory Go Kafka), sarama + kcat clients, A/B interleaved, 5 runs each
+bench-broker: build ## zkafka vs kfake (in-memory Go Kafka) vs the floor (raw broker: CRC, pwrite, sendfile), sarama + kcat clients, interleaved, 5 runs each, >= 1 s broker CPU per figure
 	$(GO) run ./systemtests/cmd/benchbroker -zkafka $(CURDIR)/bin/zkafka -runs 5
+
+bench-scale: build ## 3 brokers, RF 3, 1,000 then 10,000 partitions: leader moves after SIGKILL, controller failover, Metadata latency, RSS per partition, start time, idle RSS, 10,000 idle connections
+	$(GO) run ./systemtests/cmd/benchscale -zkafka $(CURDIR)/bin/zkafka -partitions 1000,10000 -connections 10000
 
 bench-clients: build ## kafka-producer-perf-test vs sarama's AsyncProducer vs kcat on one zkafka broker: records/s, CPU/record, RSS; 5 runs each
 	$(GO) run ./systemtests/cmd/benchclients -zkafka $(CURDIR)/bin/zkafka -runs 5
