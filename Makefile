@@ -4,7 +4,7 @@ PKGS      ?= ./...
 FUZZTIME  ?= 300000x
 DATA      ?= $(CURDIR)/data
 
-.PHONY: systemtest bench-broker bench-clients deps all build test unit fuzz lint run zk-up zk-down bench clean generate check-generate study-kip101 chaos-hw docker-images docker-test
+.PHONY: systemtest bench-broker bench-scale bench-clients deps all build test unit fuzz lint run zk-up zk-down bench clean generate check-generate study-kip101 chaos-hw docker-images docker-test
 
 all: build
 
@@ -44,7 +44,9 @@ RACE_PKGS = \
 	./tools/verifiable/ \
 	./tools/mirrormaker/ \
 	./tools/replaylogproducer/ \
-	./clients/consumer/
+	./clients/consumer/ \
+	./clients/security/ \
+	./core/security/...
 
 unit: ## every package's tests (real ZooKeeper for zk/*), plus the race detector where goroutines race by design
 	ZKAFKA_BIN=$(CURDIR)/bin/zkafka $(GO) test -count=1 -timeout 20m $(PKGS)
@@ -70,7 +72,9 @@ FUZZ_TARGETS = \
 	tools/commandline:FuzzMessageFormatters:20000x \
 	clients/network:FuzzReadNetworkReceive:80000x \
 	core/log:FuzzParseLeaderEpochCheckpoint:50000x \
-	clients/protocol:FuzzOffsetsForLeaderEpoch:80000x
+	clients/protocol:FuzzOffsetsForLeaderEpoch:80000x \
+	clients/security:FuzzSaslServerAuthenticator:100000x \
+	clients/security:FuzzParseJaasConfig:100000x
 
 fuzz: ## each decoder's fuzz target for a bounded time
 	@set -e; for t in $(FUZZ_TARGETS); do \
@@ -116,8 +120,11 @@ study-kip101: build ## the double failure that loses an acknowledged message wit
 chaos-hw: build ## the 100-round random fault run with 0.10.2's HW truncation: reports the acknowledged messages it loses (make systemtest runs it with leader-epoch truncation)
 	ZKAFKA_LONG=1 ZKAFKA_CHAOS_HW=1 ZKAFKA_BIN=$(CURDIR)/bin/zkafka $(GO) test -count=1 -timeout 120m -v -run 'TestChaosHighWatermarkTruncation' ./systemtests/
 
-bench-broker: build ## zkafka vs kfake (in-memory Go Kafka), sarama + kcat clients, A/B interleaved, 5 runs each
+bench-broker: build ## zkafka vs kfake (in-memory Go Kafka) vs the floor (raw broker: CRC, pwrite, sendfile), sarama + kcat clients, interleaved, 5 runs each, >= 1 s broker CPU per figure
 	$(GO) run ./systemtests/cmd/benchbroker -zkafka $(CURDIR)/bin/zkafka -runs 5
+
+bench-scale: build ## 3 brokers, RF 3, 1,000 then 10,000 partitions: leader moves after SIGKILL, controller failover, Metadata latency, RSS per partition, start time, idle RSS, 10,000 idle connections
+	$(GO) run ./systemtests/cmd/benchscale -zkafka $(CURDIR)/bin/zkafka -partitions 1000,10000 -connections 10000
 
 bench-clients: build ## kafka-producer-perf-test vs sarama's AsyncProducer vs kcat on one zkafka broker: records/s, CPU/record, RSS; 5 runs each
 	$(GO) run ./systemtests/cmd/benchclients -zkafka $(CURDIR)/bin/zkafka -runs 5

@@ -35,8 +35,8 @@ func describedOffsets(out, topic string, n int) (current, lag int64) {
 // group read the same topic independently: each gets every message, the old group's offsets are
 // in /consumers/<group>/offsets and the new group's in __consumer_offsets (no znode), and
 // kafka-consumer-groups shows each through its own path (--zookeeper, --bootstrap-server) and
-// not through the other. The new-consumer group is sarama's ConsumerGroup (JoinGroup, SyncGroup,
-// OffsetCommit at 0.10.2's versions): zkafka's own KafkaConsumer is not built yet.
+// not through the other. Two new-consumer groups: sarama's ConsumerGroup (another client's view
+// of 0.10.2's group protocol) and zkafka's KafkaConsumer through kafka-console-consumer.sh.
 func TestOldAndNewConsumerGroupsReadIndependently(t *testing.T) {
 	const (
 		topic = "shared"
@@ -117,7 +117,25 @@ func TestOldAndNewConsumerGroupsReadIndependently(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	out := s.run(ctx, "kafka-consumer-groups.sh", "--zookeeper", s.zk, "--describe", "--group", "old-g")
+	// A second new-consumer group on zkafka's own KafkaConsumer, through the console consumer:
+	// it reads every message too, and its close commits what it consumed (auto commit).
+	out := s.run(ctx, "kafka-console-consumer.sh", "--bootstrap-server", bootstrap, "--topic", topic, "--from-beginning",
+		"--max-messages", strconv.Itoa(total), "--consumer-property", "group.id=zk-new-g")
+	distinct := map[string]bool{}
+	for _, l := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+		distinct[l] = true
+	}
+	if len(distinct) != total {
+		t.Fatalf("the zkafka new-consumer group printed %d distinct values, want %d", len(distinct), total)
+	}
+	if err := WaitFor(within(t, 60*time.Second), func() string { return "zk-new-g's committed offsets at the end" }, func() bool {
+		out, err := s.try(ctx, "kafka-consumer-groups.sh", "--bootstrap-server", bootstrap, "--describe", "--group", "zk-new-g")
+		cur, lag := describedOffsets(out, topic, parts)
+		return err == nil && cur == total && lag == 0
+	}); err != nil {
+		t.Fatal(err)
+	}
+	out = s.run(ctx, "kafka-consumer-groups.sh", "--zookeeper", s.zk, "--describe", "--group", "old-g")
 	if cur, lag := describedOffsets(out, topic, parts); cur != total || lag != 0 || !strings.Contains(out, "old-g_o1") {
 		t.Fatalf("old-g described (current %d, lag %d):\n%s", cur, lag, out)
 	}
@@ -131,15 +149,18 @@ func TestOldAndNewConsumerGroupsReadIndependently(t *testing.T) {
 		}
 		return false
 	}
-	if !has(zkList, "old-g") || has(zkList, "new-g") || !has(newList, "new-g") || has(newList, "old-g") {
+	if !has(zkList, "old-g") || has(zkList, "new-g") || has(zkList, "zk-new-g") ||
+		!has(newList, "new-g") || !has(newList, "zk-new-g") || has(newList, "old-g") {
 		t.Fatalf("lists: --zookeeper %q, --bootstrap-server %q", zkList, newList)
 	}
 	zk, err := c.Zk()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ok, err := zk.PathExists("/consumers/new-g"); err != nil || ok {
-		t.Fatalf("the new group wrote to ZooKeeper: %v %v", ok, err)
+	for _, g := range []string{"new-g", "zk-new-g"} {
+		if ok, err := zk.PathExists("/consumers/" + g); err != nil || ok {
+			t.Fatalf("the new group %s wrote to ZooKeeper: %v %v", g, ok, err)
+		}
 	}
 	for p := 0; p < parts; p++ {
 		if ok, err := zk.PathExists("/consumers/old-g/offsets/" + topic + "/" + strconv.Itoa(p)); err != nil || !ok {

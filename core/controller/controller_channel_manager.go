@@ -7,6 +7,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/zkafka/zkafka/clients/protocol"
+	"github.com/zkafka/zkafka/clients/security"
 	"github.com/zkafka/zkafka/zk/zkutils"
 )
 
@@ -24,6 +25,7 @@ type ControllerChannelManager struct {
 	requestTimeout time.Duration
 	log            *logrus.Entry
 	stateChangeLog *logrus.Entry
+	interBroker    *security.InterBrokerSecurity // nil: plaintext
 
 	mu              sync.Mutex
 	brokerStateInfo map[int32]*RequestSendThread
@@ -31,8 +33,9 @@ type ControllerChannelManager struct {
 }
 
 func newControllerChannelManager(controllerID int32, epoch func() int32, listenerName string, socketTimeout, requestTimeout time.Duration,
-	brokers []zkutils.BrokerInfo, log *logrus.Entry, stateChangeLog *logrus.Entry) *ControllerChannelManager {
+	brokers []zkutils.BrokerInfo, log *logrus.Entry, stateChangeLog *logrus.Entry, interBroker *security.InterBrokerSecurity) *ControllerChannelManager {
 	m := &ControllerChannelManager{
+		interBroker:  interBroker,
 		controllerID: controllerID, epoch: epoch, listenerName: listenerName, socketTimeout: socketTimeout, requestTimeout: requestTimeout,
 		log: log.WithField("logger", "kafka.controller.ControllerChannelManager"), stateChangeLog: stateChangeLog,
 		brokerStateInfo: map[int32]*RequestSendThread{},
@@ -114,7 +117,7 @@ func (m *ControllerChannelManager) RemoveBroker(brokerID int32) {
 // caller holds m.mu (or m is not shared yet).
 func (m *ControllerChannelManager) addNewBroker(b zkutils.BrokerInfo) *RequestSendThread {
 	m.log.Debugf("Controller %d trying to connect to broker %d", m.controllerID, b.ID)
-	t := newRequestSendThread(m.controllerID, m.epoch, b, m.listenerName, m.socketTimeout, m.requestTimeout, m.log, m.stateChangeLog)
+	t := newRequestSendThread(m.controllerID, m.epoch, b, m.listenerName, m.socketTimeout, m.requestTimeout, m.log, m.stateChangeLog, m.interBroker)
 	m.brokerStateInfo[b.ID] = t
 	return t
 }

@@ -25,7 +25,7 @@ func TestRequestSendThreadReconnects(t *testing.T) {
 	b.mu.Unlock()
 	scl, _ := stateChangeLogger(t)
 	m := newControllerChannelManager(1, func() int32 { return 3 }, "PLAINTEXT", time.Second, time.Second,
-		[]zkutils.BrokerInfo{b.info()}, logrus.NewEntry(newLogger(t, logrus.ErrorLevel)), logrus.NewEntry(scl))
+		[]zkutils.BrokerInfo{b.info()}, logrus.NewEntry(newLogger(t, logrus.ErrorLevel)), logrus.NewEntry(scl), nil)
 	m.Startup()
 	defer m.Shutdown()
 	got := make(chan protocol.Message, 4)
@@ -141,7 +141,7 @@ func TestRequestSendThreadCorrelationMismatchReconnects(t *testing.T) {
 	})
 	scl, _ := stateChangeLogger(t)
 	m := newControllerChannelManager(1, func() int32 { return 3 }, "PLAINTEXT", time.Second, 30*time.Second,
-		[]zkutils.BrokerInfo{b.info(7)}, logrus.NewEntry(newLogger(t, logrus.ErrorLevel)), logrus.NewEntry(scl))
+		[]zkutils.BrokerInfo{b.info(7)}, logrus.NewEntry(newLogger(t, logrus.ErrorLevel)), logrus.NewEntry(scl), nil)
 	m.Startup()
 	defer m.Shutdown()
 	got := make(chan protocol.Message, 2)
@@ -161,7 +161,7 @@ func TestRequestSendThreadShutdownWhileWaiting(t *testing.T) {
 	b := newRawBroker(t, func(net.Conn, int, protocol.RequestHeader, protocol.Message) {})
 	scl, _ := stateChangeLogger(t)
 	m := newControllerChannelManager(1, func() int32 { return 3 }, "PLAINTEXT", time.Second, time.Hour,
-		[]zkutils.BrokerInfo{b.info(7)}, logrus.NewEntry(newLogger(t, logrus.ErrorLevel)), logrus.NewEntry(scl))
+		[]zkutils.BrokerInfo{b.info(7)}, logrus.NewEntry(newLogger(t, logrus.ErrorLevel)), logrus.NewEntry(scl), nil)
 	m.Startup()
 	m.SendRequest(7, &protocol.UpdateMetadataRequest{Version: 3}, func(protocol.Message) { t.Error("callback without a response") })
 	zktest.WaitUntilTrue(t, func() bool { b.mu.Lock(); defer b.mu.Unlock(); return b.seen == 1 }, "the request never arrived", 10*time.Second)

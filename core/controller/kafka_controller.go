@@ -13,6 +13,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/zkafka/zkafka/clients/common"
+	"github.com/zkafka/zkafka/clients/security"
 	"github.com/zkafka/zkafka/core/server/brokerstate"
 	"github.com/zkafka/zkafka/core/server/config"
 	"github.com/zkafka/zkafka/core/utils"
@@ -49,6 +50,10 @@ type KafkaController struct {
 
 	controllerLock     sync.Mutex
 	brokerShutdownLock sync.Mutex
+
+	// InterBroker secures the controller's connections to the brokers (TLS, SASL) on a secured
+	// inter-broker listener; set before Startup (nil: plaintext).
+	InterBroker *security.InterBrokerSecurity
 
 	ctx            *ControllerContext
 	epoch          atomic.Int32 // copy of ctx.Epoch for goroutines that log without the lock
@@ -420,7 +425,7 @@ func (c *KafkaController) startChannelManager() {
 	timeout := time.Duration(c.config.ControllerSocketTimeoutMs) * time.Millisecond
 	requestTimeout := time.Duration(c.config.RequestTimeoutMs) * time.Millisecond
 	c.channelManager = newControllerChannelManager(c.config.BrokerID, c.epoch.Load, c.config.InterBrokerListenerName, timeout, requestTimeout,
-		c.ctx.LiveOrShuttingDownBrokers(), c.log, c.stateChangeLog)
+		c.ctx.LiveOrShuttingDownBrokers(), c.log, c.stateChangeLog, c.InterBroker)
 	c.channelManager.Startup()
 }
 

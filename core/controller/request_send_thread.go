@@ -13,6 +13,7 @@ import (
 	"github.com/zkafka/zkafka/clients/common"
 	"github.com/zkafka/zkafka/clients/network"
 	"github.com/zkafka/zkafka/clients/protocol"
+	"github.com/zkafka/zkafka/clients/security"
 	"github.com/zkafka/zkafka/zk/zkutils"
 )
 
@@ -64,7 +65,7 @@ type RequestSendThread struct {
 }
 
 func newRequestSendThread(controllerID int32, epoch func() int32, broker zkutils.BrokerInfo, listenerName string,
-	socketTimeout, requestTimeout time.Duration, log *logrus.Entry, stateChangeLog *logrus.Entry) *RequestSendThread {
+	socketTimeout, requestTimeout time.Duration, log *logrus.Entry, stateChangeLog *logrus.Entry, interBroker *security.InterBrokerSecurity) *RequestSendThread {
 	name := fmt.Sprintf("Controller-%d-to-broker-%d-send-thread", controllerID, broker.ID)
 	t := &RequestSendThread{
 		controllerID: controllerID, epoch: epoch, broker: broker, listenerName: listenerName,
@@ -73,7 +74,9 @@ func newRequestSendThread(controllerID int32, epoch func() int32, broker zkutils
 		wake: make(chan struct{}, 1), done: make(chan struct{}),
 	}
 	t.ctx, t.cancel = context.WithCancel(context.Background())
-	sel := network.NewSelector(network.SelectorConfig{MaxReceiveSize: network.Unlimited, Log: log})
+	// On a TLS or SASL inter-broker listener the connection is secured as it is made.
+	sel := network.NewSelector(network.SelectorConfig{MaxReceiveSize: network.Unlimited, Log: log,
+		Dial: interBroker.Dial(strconv.Itoa(int(controllerID)), socketTimeout)})
 	t.networkClient = clients.NewNetworkClientWithUpdater(sel, &clients.ManualMetadataUpdater{}, clients.NetworkClientConfig{
 		ClientID: strconv.Itoa(int(controllerID)), MaxInFlightRequestsPerConnection: 1, ReconnectBackoffMs: 0,
 		SocketSendBuffer: network.UseDefaultBufferSize, SocketReceiveBuffer: network.UseDefaultBufferSize,

@@ -27,7 +27,7 @@ func newOfflineController(t *testing.T) (*KafkaController, *logCapture, *zkutils
 	}
 	c.ctx.SetLiveBrokers(brokers)
 	c.setEpoch(1, 0)
-	c.channelManager = newControllerChannelManager(1, c.epoch.Load, "PLAINTEXT", time.Second, time.Second, nil, c.log, logrus.NewEntry(scl))
+	c.channelManager = newControllerChannelManager(1, c.epoch.Load, "PLAINTEXT", time.Second, time.Second, nil, c.log, logrus.NewEntry(scl), nil)
 	t.Cleanup(c.channelManager.Shutdown)
 	c.partitionStateMachine.hasStarted = true
 	c.replicaStateMachine.hasStarted = true

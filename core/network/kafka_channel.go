@@ -2,6 +2,7 @@ package network
 
 import (
 	"bufio"
+	"crypto/tls"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -11,10 +12,15 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/zkafka/zkafka/clients/security"
 )
 
 // errInvalidReceive is InvalidReceiveException: a size prefix out of range.
 var errInvalidReceive = errors.New("invalid receive")
+
+// errSslHandshake marks a connection whose TLS handshake failed.
+var errSslHandshake = errors.New("SSL handshake failed")
 
 // errInvalidRequest marks a request whose header or body does not parse.
 var errInvalidRequest = errors.New("invalid request")
@@ -45,6 +51,7 @@ type KafkaChannel struct {
 	raw          syscall.RawConn // nil when the connection has no descriptor (net.Pipe in tests)
 	nbw          nonBlockingWriter
 	maxReceive   int32
+	principal    string       // "User:ANONYMOUS", or the SASL user once authenticated (set before the first request)
 	lastActivity atomic.Int64 // unix nanos of the last byte read or written
 
 	// muted holds a token while a request of this channel is in flight: the reader puts it in
@@ -71,7 +78,7 @@ const readBufferSize = 16 << 10
 
 func newKafkaChannel(id string, conn net.Conn, maxReceive int32) *KafkaChannel {
 	ch := &KafkaChannel{
-		id: id, conn: conn, maxReceive: maxReceive,
+		id: id, conn: conn, maxReceive: maxReceive, principal: "User:ANONYMOUS",
 		muted: make(chan struct{}, 1), sends: make(chan Send, 1), closed: make(chan struct{}),
 	}
 	if sc, ok := conn.(syscall.Conn); ok {
@@ -146,6 +153,24 @@ func (w activityWriter) SyscallConn() (syscall.RawConn, error) {
 
 func (ch *KafkaChannel) readLoop(p *Processor) {
 	defer ch.wg.Done()
+	if tc, ok := ch.conn.(*tls.Conn); ok { // SSL and SASL_SSL: the handshake, then the peer's principal
+		if err := tc.Handshake(); err != nil {
+			ch.readErr(fmt.Errorf("%w: %w", errSslHandshake, err), p.disconnects)
+			return
+		}
+		ch.principal = security.SslPrincipal(tc.ConnectionState())
+	}
+	if p.sasl != nil { // a SASL listener: nothing reaches the handlers before authentication
+		principal, err := p.sasl.Authenticate(struct {
+			io.Reader
+			io.Writer
+		}{activityReader{ch}, activityWriter{ch}})
+		if err != nil {
+			ch.readErr(err, p.disconnects)
+			return
+		}
+		ch.principal = principal
+	}
 	r := bufio.NewReaderSize(activityReader{ch}, readBufferSize)
 	var sizeBuf [4]byte
 	var err error

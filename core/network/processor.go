@@ -1,6 +1,7 @@
 package network
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/zkafka/zkafka/clients/common"
 	"github.com/zkafka/zkafka/clients/protocol"
+	"github.com/zkafka/zkafka/clients/security"
 )
 
 // Processor owns a set of connections: their requests are framed and parsed onto the
@@ -33,6 +35,8 @@ type Processor struct {
 	idle           *idleMeter                                                     // nil: metrics off
 	memory         *memoryReturner                                                // nil: large receives are not tracked
 	parse          func(protocol.RequestHeader, []byte) (protocol.Message, error) // nil: protocol.ParseRequest
+	sasl           *security.SaslServerAuthenticator                              // non-nil on SASL_PLAINTEXT and SASL_SSL listeners
+	tls            *tls.Config                                                    // non-nil on SSL and SASL_SSL listeners
 
 	newConnections chan net.Conn
 	sends          chan completedSend
@@ -113,6 +117,12 @@ func (p *Processor) reapInterval() time.Duration {
 
 func (p *Processor) configureNewConnection(c net.Conn) {
 	id := connectionID(c, p.nextID)
+	if p.tls != nil {
+		// The handshake runs on the channel's reader goroutine (KafkaChannel.readLoop); a TLS
+		// connection has no descriptor for the non-blocking and sendfile paths, so every byte
+		// goes through crypto/tls.
+		c = tls.Server(c, p.tls)
+	}
 	p.nextID++
 	ch := newKafkaChannel(id, c, p.maxRequestSize)
 	p.channels[id] = ch
@@ -205,7 +215,7 @@ func (p *Processor) parseRequest(ch *KafkaChannel, payload []byte) (*Request, er
 	}
 	req := &Request{
 		Processor: p.id, ConnectionID: ch.id, ListenerName: p.listenerName, Header: header, RawBody: body,
-		Session:   Session{Principal: "User:ANONYMOUS", ClientAddr: ch.conn.RemoteAddr()},
+		Session:   Session{Principal: ch.principal, ClientAddr: ch.conn.RemoteAddr()},
 		StartTime: time.Now(),
 	}
 	parse := protocol.ParseRequest
@@ -243,6 +253,11 @@ func (p *Processor) processDisconnected(d disconnect) {
 	switch {
 	case errors.Is(d.err, errInvalidRequest):
 		p.log.WithError(d.err).Warnf("Closing socket connection to %s due to %v", d.ch.conn.RemoteAddr(), d.err)
+	case errors.Is(d.err, errSslHandshake):
+		p.log.Infof("Failed authentication with %s (%v)", d.ch.conn.RemoteAddr(), d.err)
+	case errors.Is(d.err, security.ErrAuthentication):
+		// 0.10.2 closes the connection with no response; the reason is logged here.
+		p.log.Infof("Failed authentication with %s (%v)", d.ch.conn.RemoteAddr(), d.err)
 	case errors.Is(d.err, errInvalidReceive):
 		p.log.Warnf("Closing socket connection to %s: %v", d.ch.conn.RemoteAddr(), d.err)
 	}

@@ -2,6 +2,7 @@ package network
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -11,7 +12,9 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/zkafka/zkafka/clients/common"
 	"github.com/zkafka/zkafka/clients/protocol"
+	"github.com/zkafka/zkafka/clients/security"
 	"github.com/zkafka/zkafka/core/metrics"
 	"github.com/zkafka/zkafka/core/server/config"
 )
@@ -176,6 +179,11 @@ type SocketServerConfig struct {
 	// ParseRequest decodes a request body for its header; nil is protocol.ParseRequest (0.10.2's
 	// rules). The broker replaces it to accept its broker-to-broker extension (key 23).
 	ParseRequest func(protocol.RequestHeader, []byte) (protocol.Message, error)
+	// SaslAuthenticator authenticates every connection of a SASL_PLAINTEXT or SASL_SSL listener;
+	// such a listener without one fails Startup.
+	SaslAuthenticator *security.SaslServerAuthenticator
+	// TLSConfig serves the SSL and SASL_SSL listeners; such a listener without one fails Startup.
+	TLSConfig *tls.Config
 }
 
 // SocketServerConfigFrom extracts the SocketServer's settings from a KafkaConfig.
@@ -213,6 +221,16 @@ func (s *SocketServer) Startup(ctx context.Context, cfg SocketServerConfig) erro
 	var idle []*idleMeter
 	var idleIDs []int
 	for _, ep := range cfg.Listeners {
+		isTLS := ep.SecurityProtocol == common.SSL || ep.SecurityProtocol == common.SASL_SSL
+		isSASL := ep.SecurityProtocol == common.SASL_PLAINTEXT || ep.SecurityProtocol == common.SASL_SSL
+		switch {
+		case isTLS && cfg.TLSConfig == nil:
+			s.Shutdown()
+			return fmt.Errorf("Listener %s uses security protocol %s but no SSL keystore is configured", ep.ListenerName, ep.SecurityProtocol)
+		case isSASL && cfg.SaslAuthenticator == nil:
+			s.Shutdown()
+			return fmt.Errorf("Listener %s uses security protocol %s but no SASL authenticator is configured", ep.ListenerName, ep.SecurityProtocol)
+		}
 		addr := net.JoinHostPort(ep.Host, strconv.Itoa(int(ep.Port)))
 		ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", addr)
 		if err != nil {
@@ -227,6 +245,12 @@ func (s *SocketServer) Startup(ctx context.Context, cfg SocketServerConfig) erro
 				cfg.SocketRequestMaxBytes, cfg.ConnectionsMaxIdle, s.log)
 			p.memory = s.memory
 			p.parse = cfg.ParseRequest
+			if isSASL {
+				p.sasl = cfg.SaslAuthenticator
+			}
+			if isTLS {
+				p.tls = cfg.TLSConfig
+			}
 			if s.metrics != nil {
 				p.requestMetrics = s.requestMetrics
 				p.idle = &idleMeter{m: metrics.NewKafkaMetricsGroup(nil, "kafka.network", "Processor").

@@ -11,6 +11,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	kmetrics "github.com/zkafka/zkafka/clients/metrics"
+	"github.com/zkafka/zkafka/clients/security"
 	"github.com/zkafka/zkafka/core/log"
 	"github.com/zkafka/zkafka/core/server/config"
 	"github.com/zkafka/zkafka/zk/zkutils"
@@ -196,11 +197,14 @@ func (h *ClientIdConfigHandler) ProcessConfigChanges(clientID string, overrides 
 
 // UserConfigHandler applies the byte-rate overrides of a user or of a (user, client id) pair;
 // the entity path is "<sanitized user>" or "<sanitized user>/clients/<client id>", either part
-// possibly "<default>". SCRAM credentials, the other thing 0.10.2 reads from /config/users, are
-// SASL's (not handled here).
+// possibly "<default>". A user's own entity (no client id) also carries its SCRAM credentials,
+// which go to the SASL listeners' credential cache (nil: no SASL listener).
 //
-// Kafka 0.10.2: kafka.server.UserConfigHandler.
-type UserConfigHandler struct{ quotas *QuotaManagers }
+// Kafka 0.10.2: kafka.server.UserConfigHandler (with CredentialProvider.updateCredentials).
+type UserConfigHandler struct {
+	quotas      *QuotaManagers
+	credentials *security.CredentialCache
+}
 
 // ProcessConfigChanges implements ConfigHandler.
 func (h *UserConfigHandler) ProcessConfigChanges(entityPath string, overrides map[string]string) error {
@@ -211,6 +215,15 @@ func (h *UserConfigHandler) ProcessConfigChanges(entityPath string, overrides ma
 	var clientID *string
 	if len(parts) == 3 {
 		clientID = &parts[2]
+	}
+	if len(parts) == 1 && h.credentials != nil && parts[0] != zkutils.ConfigEntityNameDefault {
+		user, err := DesanitizeQuotaUser(parts[0])
+		if err != nil {
+			return err
+		}
+		if err := h.credentials.UpdateCredentials(user, overrides); err != nil {
+			return err
+		}
 	}
 	return updateQuotaConfig(h.quotas, &parts[0], clientID, overrides)
 }
@@ -259,11 +272,11 @@ func (h *BrokerConfigHandler) ProcessConfigChanges(brokerID string, overrides ma
 
 // NewConfigHandlers is the handler table KafkaServer.startup builds: one per ConfigType.
 func NewConfigHandlers(logManager *log.LogManager, defaultConfig *log.LogConfig, cfg *config.KafkaConfig,
-	quotas *QuotaManagers, logger *logrus.Entry) map[string]ConfigHandler {
+	quotas *QuotaManagers, credentials *security.CredentialCache, logger *logrus.Entry) map[string]ConfigHandler {
 	return map[string]ConfigHandler{
 		zkutils.ConfigTypeTopic:  NewTopicConfigHandler(logManager, defaultConfig, cfg, quotas, logger),
 		zkutils.ConfigTypeClient: &ClientIdConfigHandler{quotas: quotas},
-		zkutils.ConfigTypeUser:   &UserConfigHandler{quotas: quotas},
+		zkutils.ConfigTypeUser:   &UserConfigHandler{quotas: quotas, credentials: credentials},
 		zkutils.ConfigTypeBroker: &BrokerConfigHandler{brokerID: cfg.BrokerID, quotas: quotas},
 	}
 }

@@ -77,7 +77,7 @@ func TestDynamicConfigManagerAppliesChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	quotas := newTestQuotaManagers(t, clock)
-	m := NewDynamicConfigManager(z, NewConfigHandlers(lm, defaults, cfg, quotas, loggers.Server), 0, loggers.Server)
+	m := NewDynamicConfigManager(z, NewConfigHandlers(lm, defaults, cfg, quotas, nil, loggers.Server), 0, loggers.Server)
 	if err := m.Startup(); err != nil {
 		t.Fatal(err)
 	}

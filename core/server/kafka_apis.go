@@ -8,6 +8,7 @@ import (
 
 	"github.com/zkafka/zkafka/clients/protocol"
 	"github.com/zkafka/zkafka/core/network"
+	"github.com/zkafka/zkafka/core/security/auth"
 	"github.com/zkafka/zkafka/core/server/config"
 	"github.com/zkafka/zkafka/zk/zkutils"
 )
@@ -32,8 +33,8 @@ type ResponseChannel interface {
 // the response; a handler that fails answers with the request's error response (the error's
 // code on every partition) instead.
 //
-// Kafka 0.10.2: kafka.server.KafkaApis. No authorizer is configured yet, so every request is
-// authorized (as with authorizer.class.name empty).
+// Kafka 0.10.2: kafka.server.KafkaApis. Without an authorizer (authorizer.class.name empty) every
+// request is authorized.
 type KafkaApis struct {
 	requestChannel ResponseChannel
 	replicaManager *ReplicaManager
@@ -46,6 +47,7 @@ type KafkaApis struct {
 	adminManager   *AdminManager
 	clusterID      string
 	quotas         *QuotaManagers
+	authorizer     auth.Authorizer // nil: everything is authorized
 	logger         *logrus.Entry
 	requestLogger  *logrus.Entry
 }
@@ -62,7 +64,8 @@ type KafkaApisConfig struct {
 	Coordinator    GroupCoordinator // nil: group APIs answer GROUP_COORDINATOR_NOT_AVAILABLE
 	AdminManager   *AdminManager    // nil: CreateTopics and DeleteTopics answer NOT_CONTROLLER
 	ClusterID      string
-	Quotas         *QuotaManagers // nil: no client quotas nor replication throttles
+	Quotas         *QuotaManagers  // nil: no client quotas nor replication throttles
+	Authorizer     auth.Authorizer // nil: every request is authorized
 	Logger         *logrus.Entry
 	RequestLogger  *logrus.Entry // kafka.request.logger
 }
@@ -78,6 +81,7 @@ func NewKafkaApis(c KafkaApisConfig) *KafkaApis {
 	return &KafkaApis{requestChannel: c.RequestChannel, replicaManager: c.ReplicaManager, zkUtils: c.ZkUtils,
 		brokerID: c.BrokerID, config: c.Config, metadataCache: c.MetadataCache, controller: c.Controller,
 		coordinator: c.Coordinator, adminManager: c.AdminManager, clusterID: c.ClusterID, quotas: c.Quotas,
+		authorizer:    c.Authorizer,
 		logger:        c.Logger.WithField("logger", "kafka.server.KafkaApis").WithField("ident", fmt.Sprintf("[KafkaApi-%d] ", c.BrokerID)),
 		requestLogger: c.RequestLogger}
 }
@@ -206,4 +210,26 @@ func clientIDOf(req *network.Request) string {
 		return ""
 	}
 	return *req.Header.ClientID
+}
+
+// authorize asks the authorizer, if any (KafkaApis.authorize: authorizer.forall).
+func (a *KafkaApis) authorize(s network.Session, op auth.Operation, r auth.Resource) bool {
+	return a.authorizer == nil || a.authorizer.Authorize(s, op, r)
+}
+
+func topicResource(topic string) auth.Resource {
+	return auth.Resource{ResourceType: auth.Topic, Name: topic}
+}
+
+func groupResource(group string) auth.Resource {
+	return auth.Resource{ResourceType: auth.Group, Name: group}
+}
+
+// authorizeClusterAction fails a request from a principal without ClusterAction on the cluster
+// (KafkaApis.authorizeClusterAction): the error response carries CLUSTER_AUTHORIZATION_FAILED.
+func (a *KafkaApis) authorizeClusterAction(req *network.Request) error {
+	if !a.authorize(req.Session, auth.ClusterAction, auth.ClusterResource) {
+		return protocol.Errorf(protocol.ErrClusterAuthorizationFailed, "Request %s is not authorized.", describe(req))
+	}
+	return nil
 }

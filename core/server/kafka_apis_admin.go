@@ -7,6 +7,7 @@ import (
 
 	"github.com/zkafka/zkafka/clients/protocol"
 	"github.com/zkafka/zkafka/core/network"
+	"github.com/zkafka/zkafka/core/security/auth"
 )
 
 // The admin requests clients send to the active controller: CreateTopics and DeleteTopics.
@@ -50,6 +51,10 @@ func (a *KafkaApis) handleCreateTopicsRequest(req *network.Request) error {
 	}
 	if !a.isActiveController() {
 		send(everyTopic(order, protocol.ErrNotController))
+		return nil
+	}
+	if !a.authorize(req.Session, auth.Create, auth.ClusterResource) {
+		send(everyTopic(order, protocol.ErrClusterAuthorizationFailed))
 		return nil
 	}
 	var valid []CreateTopicRequest
@@ -100,22 +105,29 @@ func (a *KafkaApis) handleDeleteTopicsRequest(req *network.Request) error {
 	}
 	// The request's topics are a set in 0.10.2: a name listed twice is answered once.
 	var order, existing []string
-	seen := map[string]bool{}
+	seen, deleteDenied := map[string]bool{}, map[string]bool{}
 	for _, t := range dr.Topics {
 		if seen[t] {
 			continue
 		}
 		seen[t] = true
 		order = append(order, t)
-		if a.metadataCache.Contains(t) {
+		switch a.topicDenied(req, t, auth.Delete) {
+		case 0:
 			existing = append(existing, t)
+		case protocol.ErrTopicAuthorizationFailed.Code:
+			deleteDenied[t] = true
 		}
 	}
 	send := func(results map[string]error) {
 		resp := &protocol.DeleteTopicsResponse{Version: dr.Version, TopicErrorCodes: make([]protocol.DeleteTopicsResponseTopic, 0, len(order))}
 		for _, t := range order {
 			err, ok := results[t]
-			if !ok {
+			switch {
+			case ok:
+			case deleteDenied[t]:
+				err = protocol.ErrTopicAuthorizationFailed
+			default:
 				err = protocol.ErrUnknownTopicOrPartition
 			}
 			code, _ := topicErrorOf(err)

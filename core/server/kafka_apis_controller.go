@@ -6,6 +6,7 @@ import (
 	"github.com/zkafka/zkafka/clients/common"
 	"github.com/zkafka/zkafka/clients/protocol"
 	"github.com/zkafka/zkafka/core/network"
+	"github.com/zkafka/zkafka/core/security/auth"
 )
 
 // --- requests from the controller ---
@@ -14,6 +15,14 @@ func (a *KafkaApis) handleLeaderAndIsrRequest(req *network.Request) error {
 	lr, ok := req.Body.(*protocol.LeaderAndIsrRequest)
 	if !ok {
 		return fmt.Errorf("%w: unexpected body %T", protocol.ErrInvalidRequest, req.Body)
+	}
+	if !a.authorize(req.Session, auth.ClusterAction, auth.ClusterResource) {
+		resp := &protocol.LeaderAndIsrResponse{Version: lr.Version, ErrorCode: protocol.ErrClusterAuthorizationFailed.Code}
+		for _, s := range lr.PartitionStates {
+			resp.Partitions = append(resp.Partitions, protocol.LeaderAndIsrResponsePartition{Topic: s.Topic, Partition: s.Partition, ErrorCode: protocol.ErrClusterAuthorizationFailed.Code})
+		}
+		a.sendResponse(req, resp)
+		return nil
 	}
 	result, err := a.replicaManager.BecomeLeaderOrFollower(req.Header.CorrelationID, lr, a.onLeadershipChange)
 	if err != nil {
@@ -35,6 +44,14 @@ func (a *KafkaApis) handleStopReplicaRequest(req *network.Request) error {
 	if !ok {
 		return fmt.Errorf("%w: unexpected body %T", protocol.ErrInvalidRequest, req.Body)
 	}
+	if !a.authorize(req.Session, auth.ClusterAction, auth.ClusterResource) {
+		resp := &protocol.StopReplicaResponse{Version: sr.Version, ErrorCode: protocol.ErrClusterAuthorizationFailed.Code}
+		for _, p := range sr.Partitions {
+			resp.Partitions = append(resp.Partitions, protocol.StopReplicaResponsePartition{Topic: p.Topic, Partition: p.Partition, ErrorCode: protocol.ErrClusterAuthorizationFailed.Code})
+		}
+		a.sendResponse(req, resp)
+		return nil
+	}
 	result, code := a.replicaManager.StopReplicas(sr)
 	a.onStopReplicas(sr, result)
 	resp := &protocol.StopReplicaResponse{Version: sr.Version, ErrorCode: code}
@@ -54,6 +71,10 @@ func (a *KafkaApis) handleUpdateMetadataRequest(req *network.Request) error {
 	ur, ok := req.Body.(*protocol.UpdateMetadataRequest)
 	if !ok {
 		return fmt.Errorf("%w: unexpected body %T", protocol.ErrInvalidRequest, req.Body)
+	}
+	if !a.authorize(req.Session, auth.ClusterAction, auth.ClusterResource) {
+		a.sendResponse(req, &protocol.UpdateMetadataResponse{Version: ur.Version, ErrorCode: protocol.ErrClusterAuthorizationFailed.Code})
+		return nil
 	}
 	deleted, err := a.replicaManager.MaybeUpdateMetadataCache(req.Header.CorrelationID, ur, a.metadataCache)
 	if err != nil {
@@ -83,6 +104,9 @@ func (a *KafkaApis) handleControlledShutdownRequest(req *network.Request) error 
 	cr, ok := req.Body.(*protocol.ControlledShutdownRequest)
 	if !ok {
 		return fmt.Errorf("%w: unexpected body %T", protocol.ErrInvalidRequest, req.Body)
+	}
+	if err := a.authorizeClusterAction(req); err != nil {
+		return err
 	}
 	h, ok := a.controller.(ControlledShutdownHandler)
 	if a.controller == nil || !ok || !a.controller.IsActive() {

@@ -9,6 +9,7 @@ import (
 	"github.com/zkafka/zkafka/clients/record"
 	"github.com/zkafka/zkafka/core/metrics"
 	"github.com/zkafka/zkafka/core/network"
+	"github.com/zkafka/zkafka/core/security/auth"
 )
 
 // fetchResponseSend writes a FetchResponse frame at write time, streaming each FileRecords
@@ -36,12 +37,24 @@ func (a *KafkaApis) handleFetchRequest(req *network.Request) error {
 	version := fr.Version
 	var authorized []PartitionFetchInfo
 	var unknown []FetchPartitionData
+	// 0.10.2: a follower without ClusterAction gets CLUSTER_AUTHORIZATION_FAILED everywhere; a
+	// topic the principal may not Describe reads as unknown; one it may not Read is
+	// TOPIC_AUTHORIZATION_FAILED.
+	clusterDenied := fr.ReplicaID >= 0 && !a.authorize(req.Session, auth.ClusterAction, auth.ClusterResource)
 	for _, t := range fr.Topics {
-		exists := a.metadataCache.Contains(t.Topic)
+		var deny error
+		switch {
+		case clusterDenied:
+			deny = protocol.ErrClusterAuthorizationFailed
+		case !a.authorize(req.Session, auth.Describe, topicResource(t.Topic)) || !a.metadataCache.Contains(t.Topic):
+			deny = protocol.ErrUnknownTopicOrPartition
+		case !a.authorize(req.Session, auth.Read, topicResource(t.Topic)):
+			deny = protocol.ErrTopicAuthorizationFailed
+		}
 		for _, p := range t.Partitions {
 			tp := common.TopicPartition{Topic: t.Topic, Partition: p.Partition}
-			if !exists {
-				unknown = append(unknown, FetchPartitionData{TopicPartition: tp, Err: protocol.ErrUnknownTopicOrPartition, HW: -1,
+			if deny != nil {
+				unknown = append(unknown, FetchPartitionData{TopicPartition: tp, Err: deny, HW: -1,
 					Records: record.NewMemoryRecords(nil)})
 				continue
 			}

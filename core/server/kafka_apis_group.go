@@ -9,6 +9,7 @@ import (
 	"github.com/zkafka/zkafka/core/cluster"
 	"github.com/zkafka/zkafka/core/coordinator"
 	"github.com/zkafka/zkafka/core/network"
+	"github.com/zkafka/zkafka/core/security/auth"
 )
 
 // KafkaApis' group membership handlers, one per API, each a thin adapter from the request to
@@ -41,6 +42,11 @@ func (a *KafkaApis) handleGroupCoordinatorRequest(req *network.Request) error {
 	if !ok {
 		return fmt.Errorf("%w: unexpected body %T", protocol.ErrInvalidRequest, req.Body)
 	}
+	if !a.authorize(req.Session, auth.Describe, groupResource(gr.GroupID)) {
+		a.sendResponse(req, &protocol.GroupCoordinatorResponse{Version: gr.Version, ErrorCode: protocol.ErrGroupAuthorizationFailed.Code,
+			Coordinator: protocol.GroupCoordinatorResponseCoordinator{NodeID: -1, Host: "", Port: -1}})
+		return nil
+	}
 	if a.coordinator == nil {
 		return protocol.ErrGroupCoordinatorNotAvailable
 	}
@@ -68,6 +74,9 @@ func (a *KafkaApis) handleGroupCoordinatorRequest(req *network.Request) error {
 // handleJoinGroupRequest adds the member to the group (or rejoins it) and answers when the
 // rebalance completes. A v0 request has no rebalance timeout: the session timeout stands in.
 func (a *KafkaApis) handleJoinGroupRequest(req *network.Request) error {
+	if r, ok := req.Body.(*protocol.JoinGroupRequest); ok && !a.authorize(req.Session, auth.Read, groupResource(r.GroupID)) {
+		return protocol.ErrGroupAuthorizationFailed
+	}
 	r, c, err := groupRequest[*protocol.JoinGroupRequest](a, req)
 	if err != nil {
 		return err
@@ -95,6 +104,9 @@ func (a *KafkaApis) handleJoinGroupRequest(req *network.Request) error {
 // handleSyncGroupRequest hands the leader's assignment to the coordinator and answers each member
 // with its own share once the group is stable.
 func (a *KafkaApis) handleSyncGroupRequest(req *network.Request) error {
+	if r, ok := req.Body.(*protocol.SyncGroupRequest); ok && !a.authorize(req.Session, auth.Read, groupResource(r.GroupID)) {
+		return protocol.ErrGroupAuthorizationFailed
+	}
 	r, c, err := groupRequest[*protocol.SyncGroupRequest](a, req)
 	if err != nil {
 		return err
@@ -114,6 +126,9 @@ func (a *KafkaApis) handleSyncGroupRequest(req *network.Request) error {
 
 // handleHeartbeatRequest keeps the member's session alive and tells it when to rejoin.
 func (a *KafkaApis) handleHeartbeatRequest(req *network.Request) error {
+	if r, ok := req.Body.(*protocol.HeartbeatRequest); ok && !a.authorize(req.Session, auth.Read, groupResource(r.GroupID)) {
+		return protocol.ErrGroupAuthorizationFailed
+	}
 	r, c, err := groupRequest[*protocol.HeartbeatRequest](a, req)
 	if err != nil {
 		return err
@@ -126,6 +141,9 @@ func (a *KafkaApis) handleHeartbeatRequest(req *network.Request) error {
 
 // handleLeaveGroupRequest removes the member from the group, which rebalances without it.
 func (a *KafkaApis) handleLeaveGroupRequest(req *network.Request) error {
+	if r, ok := req.Body.(*protocol.LeaveGroupRequest); ok && !a.authorize(req.Session, auth.Read, groupResource(r.GroupID)) {
+		return protocol.ErrGroupAuthorizationFailed
+	}
 	r, c, err := groupRequest[*protocol.LeaveGroupRequest](a, req)
 	if err != nil {
 		return err
@@ -144,6 +162,11 @@ func (a *KafkaApis) handleDescribeGroupRequest(req *network.Request) error {
 	}
 	resp := &protocol.DescribeGroupsResponse{Version: r.Version, Groups: []protocol.DescribeGroupsResponseGroup{}}
 	for _, id := range r.GroupIds {
+		if !a.authorize(req.Session, auth.Describe, groupResource(id)) {
+			resp.Groups = append(resp.Groups, protocol.DescribeGroupsResponseGroup{ErrorCode: protocol.ErrGroupAuthorizationFailed.Code,
+				GroupID: id, Members: []protocol.DescribeGroupsResponseGroupMember{}})
+			continue
+		}
 		code, s := c.HandleDescribeGroup(id)
 		g := protocol.DescribeGroupsResponseGroup{ErrorCode: code, GroupID: id, State: s.State, ProtocolType: s.ProtocolType,
 			Protocol: s.Protocol, Members: []protocol.DescribeGroupsResponseGroupMember{}}
@@ -159,6 +182,9 @@ func (a *KafkaApis) handleDescribeGroupRequest(req *network.Request) error {
 
 // handleListGroupsRequest lists the groups this broker coordinates.
 func (a *KafkaApis) handleListGroupsRequest(req *network.Request) error {
+	if _, ok := req.Body.(*protocol.ListGroupsRequest); ok && !a.authorize(req.Session, auth.Describe, auth.ClusterResource) {
+		return protocol.ErrClusterAuthorizationFailed
+	}
 	r, c, err := groupRequest[*protocol.ListGroupsRequest](a, req)
 	if err != nil {
 		return err

@@ -52,6 +52,9 @@ func (a *KafkaApis) handleOffsetForLeaderEpochRequest(req *network.Request) erro
 	if !ok {
 		return fmt.Errorf("%w: unexpected body %T", protocol.ErrInvalidRequest, req.Body)
 	}
+	if err := a.authorizeClusterAction(req); err != nil { // as 0.11 checks it
+		return err
+	}
 	resp := &protocol.OffsetsForLeaderEpochResponse{Version: r.Version}
 	for _, t := range r.Topics {
 		rt := protocol.OffsetsForLeaderEpochResponseTopic{Topic: t.Topic}

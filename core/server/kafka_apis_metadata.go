@@ -8,6 +8,7 @@ import (
 	"github.com/zkafka/zkafka/clients/protocol"
 	"github.com/zkafka/zkafka/core/admin"
 	"github.com/zkafka/zkafka/core/network"
+	"github.com/zkafka/zkafka/core/security/auth"
 )
 
 // --- Metadata ---
@@ -31,11 +32,16 @@ func (a *KafkaApis) handleTopicMetadataRequest(req *network.Request) error {
 			}
 		}
 	}
+	var denied []protocol.MetadataResponseTopic
+	if a.authorizer != nil {
+		topics, denied = a.authorizeMetadataTopics(req, topics, allTopics)
+	}
 	errorUnavailableEndpoints := version == 0
 	var topicMetadata []protocol.MetadataResponseTopic
 	if len(topics) > 0 {
 		topicMetadata = a.getTopicMetadata(topics, req.ListenerName, errorUnavailableEndpoints)
 	}
+	topicMetadata = append(topicMetadata, denied...)
 	resp := &protocol.MetadataResponse{Version: version, Brokers: a.metadataCache.aliveNodesFor(req.ListenerName),
 		ControllerID: a.metadataCache.GetControllerID(), TopicMetadata: topicMetadata}
 	if a.clusterID != "" {
@@ -44,6 +50,37 @@ func (a *KafkaApis) handleTopicMetadataRequest(req *network.Request) error {
 	}
 	a.sendResponse(req, resp)
 	return nil
+}
+
+// authorizeMetadataTopics keeps the topics the principal may Describe; a requested topic it may
+// not is answered UNKNOWN_TOPIC_OR_PARTITION (left out of an all-topics request), and a topic
+// auto-creation would create without Create on the cluster TOPIC_AUTHORIZATION_FAILED.
+//
+// Kafka 0.10.2: the authorization half of KafkaApis.handleTopicMetadataRequest.
+func (a *KafkaApis) authorizeMetadataTopics(req *network.Request, topics []string, allTopics bool) ([]string, []protocol.MetadataResponseTopic) {
+	var ok []string
+	var denied []protocol.MetadataResponseTopic
+	for _, t := range topics {
+		if a.authorize(req.Session, auth.Describe, topicResource(t)) {
+			ok = append(ok, t)
+		} else if !allTopics {
+			denied = append(denied, protocol.MetadataResponseTopic{TopicErrorCode: protocol.ErrUnknownTopicOrPartition.Code,
+				Topic: t, PartitionMetadata: []protocol.MetadataResponseTopicPartition{}})
+		}
+	}
+	if a.config.AutoCreateTopicsEnable && len(ok) > 0 && !a.authorize(req.Session, auth.Create, auth.ClusterResource) {
+		kept := ok[:0:0]
+		for _, t := range ok {
+			if a.metadataCache.Contains(t) {
+				kept = append(kept, t)
+				continue
+			}
+			denied = append(denied, protocol.MetadataResponseTopic{TopicErrorCode: protocol.ErrTopicAuthorizationFailed.Code,
+				Topic: t, IsInternal: IsInternalTopic(t), PartitionMetadata: []protocol.MetadataResponseTopicPartition{}})
+		}
+		ok = kept
+	}
+	return ok, denied
 }
 
 // getTopicMetadata answers the cached topics and decides about the others: __consumer_offsets

@@ -6,6 +6,7 @@ import (
 	"github.com/zkafka/zkafka/clients/common"
 	"github.com/zkafka/zkafka/clients/protocol"
 	"github.com/zkafka/zkafka/core/network"
+	"github.com/zkafka/zkafka/core/security/auth"
 )
 
 // KafkaApis.handleOffsetCommitRequest (Kafka 0.10.2: the same name): v0 commits to ZooKeeper,
@@ -17,6 +18,19 @@ func (a *KafkaApis) handleOffsetCommitRequest(req *network.Request) error {
 	or, ok := req.Body.(*protocol.OffsetCommitRequest)
 	if !ok {
 		return fmt.Errorf("%w: unexpected body %T", protocol.ErrInvalidRequest, req.Body)
+	}
+	if !a.authorize(req.Session, auth.Read, groupResource(or.GroupID)) {
+		resp := &protocol.OffsetCommitResponse{Version: or.Version}
+		for _, t := range or.Topics {
+			rt := protocol.OffsetCommitResponseTopic{Topic: t.Topic}
+			for _, p := range t.Partitions {
+				rt.PartitionResponses = append(rt.PartitionResponses, protocol.OffsetCommitResponseTopicPartition{Partition: p.Partition,
+					ErrorCode: protocol.ErrGroupAuthorizationFailed.Code})
+			}
+			resp.Responses = append(resp.Responses, rt)
+		}
+		a.sendResponse(req, resp)
+		return nil
 	}
 	if or.Version > 0 && !a.coordinatorActive() {
 		return protocol.ErrGroupCoordinatorNotAvailable
@@ -34,8 +48,8 @@ func (a *KafkaApis) handleOffsetCommitRequest(req *network.Request) error {
 		for _, p := range t.Partitions {
 			var code int16
 			switch {
-			case !a.metadataCache.Contains(t.Topic):
-				code = protocol.ErrUnknownTopicOrPartition.Code
+			case a.topicDenied(req, t.Topic, auth.Read) != 0:
+				code = a.topicDenied(req, t.Topic, auth.Read)
 			case p.Metadata != nil && len(*p.Metadata) > maxMeta:
 				code = protocol.ErrOffsetMetadataTooLarge.Code
 			default:
@@ -57,12 +71,13 @@ func (a *KafkaApis) commitOffsetsToCoordinator(req *network.Request, or *protoco
 	known.Topics = nil
 	unknown := map[common.TopicPartition]int16{}
 	for _, t := range or.Topics {
-		if a.metadataCache.Contains(t.Topic) {
+		code := a.topicDenied(req, t.Topic, auth.Read)
+		if code == 0 {
 			known.Topics = append(known.Topics, t)
 			continue
 		}
 		for _, p := range t.Partitions {
-			unknown[common.TopicPartition{Topic: t.Topic, Partition: p.Partition}] = protocol.ErrUnknownTopicOrPartition.Code
+			unknown[common.TopicPartition{Topic: t.Topic, Partition: p.Partition}] = code
 		}
 	}
 	respond := func(codes map[common.TopicPartition]int16) {
@@ -87,4 +102,17 @@ func (a *KafkaApis) commitOffsetsToCoordinator(req *network.Request, or *protoco
 	}
 	a.coordinator.HandleCommitOffsets(or.GroupID, or.MemberID, or.GroupGenerationID, a.coordinator.OffsetsForCommit(&known), respond)
 	return nil
+}
+
+// topicDenied is 0.10.2's answer for a topic a request names: UNKNOWN_TOPIC_OR_PARTITION when the
+// topic does not exist or the principal may not Describe it (existence is not disclosed),
+// TOPIC_AUTHORIZATION_FAILED when it may not perform op, else 0.
+func (a *KafkaApis) topicDenied(req *network.Request, topic string, op auth.Operation) int16 {
+	switch {
+	case !a.authorize(req.Session, auth.Describe, topicResource(topic)) || !a.metadataCache.Contains(topic):
+		return protocol.ErrUnknownTopicOrPartition.Code
+	case !a.authorize(req.Session, op, topicResource(topic)):
+		return protocol.ErrTopicAuthorizationFailed.Code
+	}
+	return 0
 }

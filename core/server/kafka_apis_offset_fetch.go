@@ -9,6 +9,7 @@ import (
 	"github.com/zkafka/zkafka/clients/protocol"
 	"github.com/zkafka/zkafka/core/coordinator"
 	"github.com/zkafka/zkafka/core/network"
+	"github.com/zkafka/zkafka/core/security/auth"
 	"github.com/zkafka/zkafka/zk/zkutils"
 )
 
@@ -21,6 +22,9 @@ func (a *KafkaApis) handleOffsetFetchRequest(req *network.Request) error {
 	or, ok := req.Body.(*protocol.OffsetFetchRequest)
 	if !ok {
 		return fmt.Errorf("%w: unexpected body %T", protocol.ErrInvalidRequest, req.Body)
+	}
+	if !a.authorize(req.Session, auth.Read, groupResource(or.GroupID)) {
+		return protocol.ErrGroupAuthorizationFailed
 	}
 	if or.Version > 0 && !a.coordinatorActive() {
 		return protocol.ErrGroupCoordinatorNotAvailable
@@ -38,7 +42,7 @@ func (a *KafkaApis) handleOffsetFetchRequest(req *network.Request) error {
 		for _, p := range t.Partitions {
 			pr := protocol.OffsetFetchResponseTopicPartition{Partition: p.Partition, Offset: -1, Metadata: &empty,
 				ErrorCode: protocol.ErrUnknownTopicOrPartition.Code}
-			if a.metadataCache.Contains(t.Topic) {
+			if a.authorize(req.Session, auth.Describe, topicResource(t.Topic)) && a.metadataCache.Contains(t.Topic) {
 				dirs := zkutils.NewZKGroupTopicDirs(or.GroupID, t.Topic)
 				data, _, exists, err := a.zkUtils.ReadDataMaybeNull(dirs.ConsumerOffsetDir() + "/" + strconv.Itoa(int(p.Partition)))
 				switch {
@@ -72,9 +76,42 @@ func (a *KafkaApis) fetchOffsetsFromCoordinator(req *network.Request, or *protoc
 			}
 		}
 	}
+	var denied map[common.TopicPartition]bool // partitions of topics the principal may not Describe
+	if a.authorizer != nil && tps != nil {
+		allowed := []common.TopicPartition{}
+		for _, tp := range tps {
+			if a.authorize(req.Session, auth.Describe, topicResource(tp.Topic)) {
+				allowed = append(allowed, tp)
+			} else {
+				if denied == nil {
+					denied = map[common.TopicPartition]bool{}
+				}
+				denied[tp] = true
+			}
+		}
+		tps = allowed
+	}
 	code, data := a.coordinator.HandleFetchOffsets(or.GroupID, tps)
 	if code != 0 {
 		return protocol.ErrorForCode(code)
+	}
+	if a.authorizer != nil {
+		for tp := range data {
+			if !a.authorize(req.Session, auth.Describe, topicResource(tp.Topic)) {
+				delete(data, tp) // not disclosed (0.10.2 filters the all-partitions answer)
+			}
+		}
+		if denied != nil {
+			tps = nil
+			for _, t := range or.Topics {
+				for _, p := range t.Partitions {
+					tps = append(tps, common.TopicPartition{Topic: t.Topic, Partition: p.Partition})
+				}
+			}
+			for tp := range denied {
+				data[tp] = coordinator.OffsetFetchPartitionData{Offset: -1, ErrorCode: protocol.ErrUnknownTopicOrPartition.Code}
+			}
+		}
 	}
 	resp := &protocol.OffsetFetchResponse{Version: or.Version}
 	add := func(tp common.TopicPartition, d coordinator.OffsetFetchPartitionData) {

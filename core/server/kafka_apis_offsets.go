@@ -8,6 +8,7 @@ import (
 	"github.com/zkafka/zkafka/clients/record"
 	"github.com/zkafka/zkafka/core/log"
 	"github.com/zkafka/zkafka/core/network"
+	"github.com/zkafka/zkafka/core/security/auth"
 )
 
 // --- ListOffsets ---
@@ -29,7 +30,10 @@ func (a *KafkaApis) handleOffsetRequest(req *network.Request) error {
 		for _, p := range t.Partitions {
 			tp := common.TopicPartition{Topic: t.Topic, Partition: p.Partition}
 			var pr protocol.ListOffsetResponseTopicPartition
-			if lr.Version == 0 {
+			if !a.authorize(req.Session, auth.Describe, topicResource(t.Topic)) {
+				pr = protocol.ListOffsetResponseTopicPartition{Partition: tp.Partition, ErrorCode: protocol.ErrUnknownTopicOrPartition.Code,
+					Offsets: []int64{}, Timestamp: -1, Offset: -1}
+			} else if lr.Version == 0 {
 				pr = a.listOffsetV0(lr.ReplicaID, tp, p)
 			} else if seen[tp] > 1 {
 				pr = protocol.ListOffsetResponseTopicPartition{Partition: tp.Partition, ErrorCode: protocol.ErrInvalidRequest.Code,

@@ -8,6 +8,7 @@ import (
 	"github.com/zkafka/zkafka/clients/protocol"
 	"github.com/zkafka/zkafka/clients/record"
 	"github.com/zkafka/zkafka/core/network"
+	"github.com/zkafka/zkafka/core/security/auth"
 )
 
 // --- Produce ---
@@ -21,11 +22,19 @@ func (a *KafkaApis) handleProducerRequest(req *network.Request) error {
 	var entries []ProduceEntry
 	unknown := map[common.TopicPartition]PartitionResponse{}
 	for _, td := range pr.TopicData {
-		exists := a.metadataCache.Contains(td.Topic)
+		// 0.10.2: a topic the principal may not Describe reads as unknown; one it may not Write
+		// is TOPIC_AUTHORIZATION_FAILED.
+		var deny error
+		switch {
+		case !a.authorize(req.Session, auth.Describe, topicResource(td.Topic)) || !a.metadataCache.Contains(td.Topic):
+			deny = protocol.ErrUnknownTopicOrPartition
+		case !a.authorize(req.Session, auth.Write, topicResource(td.Topic)):
+			deny = protocol.ErrTopicAuthorizationFailed
+		}
 		for _, d := range td.Data {
 			tp := common.TopicPartition{Topic: td.Topic, Partition: d.Partition}
-			if !exists {
-				unknown[tp] = PartitionResponse{Err: protocol.ErrUnknownTopicOrPartition, BaseOffset: -1, LogAppendTime: record.NoTimestamp}
+			if deny != nil {
+				unknown[tp] = PartitionResponse{Err: deny, BaseOffset: -1, LogAppendTime: record.NoTimestamp}
 				continue
 			}
 			mr, ok := d.RecordSet.(*record.MemoryRecords)

@@ -17,10 +17,12 @@ import (
 
 	"github.com/zkafka/zkafka/clients/common"
 	kmetrics "github.com/zkafka/zkafka/clients/metrics"
+	"github.com/zkafka/zkafka/clients/security"
 	"github.com/zkafka/zkafka/core/controller"
 	"github.com/zkafka/zkafka/core/log"
 	"github.com/zkafka/zkafka/core/metrics"
 	"github.com/zkafka/zkafka/core/network"
+	"github.com/zkafka/zkafka/core/security/auth"
 	"github.com/zkafka/zkafka/core/server/brokerstate"
 	"github.com/zkafka/zkafka/core/server/config"
 	"github.com/zkafka/zkafka/core/utils"
@@ -35,6 +37,7 @@ type Loggers struct {
 	StateChange *logrus.Entry // state.change.logger (state-change.log)
 	Request     *logrus.Entry // kafka.request.logger (kafka-request.log)
 	Controller  *logrus.Entry // kafka.controller (controller.log)
+	Authorizer  *logrus.Entry // kafka.authorizer.logger (kafka-authorizer.log); nil: Server's
 }
 
 // KafkaServer is one broker: it starts its components in 0.10.2's order and stops them in
@@ -95,7 +98,13 @@ type KafkaServer struct {
 	// Quotas are the client and replication quota managers (after Startup), fed by the
 	// DynamicConfigManager (quota_factory.go); clientMetrics is the client-metrics-library
 	// registry their sensors live in (Kafka's KafkaServer.metrics), shown in Metrics.
-	Quotas        *QuotaManagers
+	Quotas *QuotaManagers
+	// credentialCache holds the SCRAM credentials of SASL listeners (nil without one).
+	credentialCache *security.CredentialCache
+	// interBroker secures this broker's connections to the others (nil: PLAINTEXT between brokers).
+	interBroker *security.InterBrokerSecurity
+	// authorizer is the SimpleAclAuthorizer of authorizer.class.name (nil when empty).
+	authorizer    auth.Authorizer
 	clientMetrics *kmetrics.Metrics
 }
 
@@ -214,6 +223,15 @@ func (s *KafkaServer) Startup() (err error) {
 
 	sscfg := network.SocketServerConfigFrom(s.config)
 	sscfg.Metrics = s.Metrics
+	if sscfg.SaslAuthenticator, s.credentialCache, err = s.saslAuthenticator(); err != nil {
+		return err
+	}
+	if sscfg.TLSConfig, err = s.sslServerConfig(); err != nil {
+		return err
+	}
+	if s.interBroker, err = s.interBrokerSecurity(sscfg.SaslAuthenticator); err != nil {
+		return err
+	}
 	if s.config.LeaderEpochTruncationEnable {
 		sscfg.ParseRequest = interBrokerRequestParser(s.config.BrokerID)
 	}
@@ -226,7 +244,7 @@ func (s *KafkaServer) Startup() (err error) {
 	s.replicaManager, err = NewReplicaManager(ReplicaManagerConfig{Config: s.config, Time: s.time, ZkUtils: s.zkUtils,
 		LogManager: s.logManager, Scheduler: s.kafkaScheduler, DefaultLogConfig: defaultLog, BrokerTopicStats: s.topicStats,
 		Metrics: s.Metrics, Logger: s.loggers.Server, StateChange: s.loggers.StateChange, MetadataCache: s.metadataCache,
-		IsShuttingDown: &s.isShuttingDown, QuotaManager: s.Quotas.Follower})
+		IsShuttingDown: &s.isShuttingDown, QuotaManager: s.Quotas.Follower, InterBroker: s.interBroker})
 	if err != nil {
 		return err
 	}
@@ -251,17 +269,21 @@ func (s *KafkaServer) Startup() (err error) {
 		return err
 	}
 
+	if s.authorizer, err = s.startAuthorizer(); err != nil {
+		return err
+	}
+
 	s.apis = NewKafkaApis(KafkaApisConfig{RequestChannel: s.socketServer.RequestChannel, ReplicaManager: s.replicaManager,
 		ZkUtils: s.zkUtils, BrokerID: s.config.BrokerID, Config: s.config, MetadataCache: s.metadataCache,
 		Controller: s.Controller, Coordinator: s.Coordinator, AdminManager: s.adminManager, ClusterID: s.clusterID,
-		Quotas: s.Quotas,
+		Quotas: s.Quotas, Authorizer: s.authorizer,
 		Logger: s.loggers.Server, RequestLogger: s.loggers.Request})
 	s.requestHandlerPool = NewKafkaRequestHandlerPool(s.config.BrokerID, s.socketServer.RequestChannel, s.apis,
 		int(s.config.NumIoThreads), s.loggers.Server)
 
 	// Config changes made in ZooKeeper while the broker runs (kafka-configs.sh).
 	s.dynamicConfigManager = NewDynamicConfigManager(s.zkUtils,
-		NewConfigHandlers(s.logManager, defaultLog, s.config, s.Quotas, s.loggers.Server), 0, s.loggers.Server)
+		NewConfigHandlers(s.logManager, defaultLog, s.config, s.Quotas, s.credentialCache, s.loggers.Server), 0, s.loggers.Server)
 	if err = s.dynamicConfigManager.Startup(); err != nil {
 		return err
 	}
@@ -483,6 +505,9 @@ func (s *KafkaServer) shutdownComponents() {
 		s.kafkaScheduler.Shutdown()
 	}
 	s.Quotas.Shutdown() // Kafka: apis.close()
+	if s.authorizer != nil {
+		s.authorizer.Close()
+	}
 	if s.replicaManager != nil {
 		s.replicaManager.Shutdown(true)
 	}

@@ -42,8 +42,10 @@ func (s *KafkaServer) controlledShutdown() bool {
 	socketTimeoutMs := int64(s.config.Props.ControllerSocketTimeoutMs)
 
 	metadataUpdater := &clients.ManualMetadataUpdater{}
+	// On a TLS or SASL inter-broker listener the connection is secured as it is made.
 	sel := network.NewSelector(network.SelectorConfig{MaxReceiveSize: network.Unlimited,
-		ConnectionsMaxIdleMs: s.config.Props.ConnectionsMaxIdleMs, Log: s.logger})
+		ConnectionsMaxIdleMs: s.config.Props.ConnectionsMaxIdleMs, Log: s.logger,
+		Dial: s.interBroker.Dial(strconv.Itoa(int(s.config.BrokerID)), time.Duration(socketTimeoutMs)*time.Millisecond)})
 	networkClient := clients.NewNetworkClientWithUpdater(sel, metadataUpdater, clients.NetworkClientConfig{
 		ClientID: strconv.Itoa(int(s.config.BrokerID)), MaxInFlightRequestsPerConnection: 1, ReconnectBackoffMs: 0,
 		SocketSendBuffer: network.UseDefaultBufferSize, SocketReceiveBuffer: network.UseDefaultBufferSize,

@@ -31,6 +31,8 @@ var _ Controller = (*controller.KafkaController)(nil)
 // threadNamePrefix)` in KafkaServer.startup.
 func (s *KafkaServer) newKafkaController() *controller.KafkaController {
 	ctlLog := s.loggers.Controller
-	return controller.NewKafkaController(s.config, s.zkUtils, &s.BrokerState, s.time,
+	c := controller.NewKafkaController(s.config, s.zkUtils, &s.BrokerState, s.time,
 		utils.NewKafkaScheduler(1, ctlLog), ctlLog, s.loggers.StateChange)
+	c.InterBroker = s.interBroker
+	return c
 }

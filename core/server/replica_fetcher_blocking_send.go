@@ -13,6 +13,7 @@ import (
 	"github.com/zkafka/zkafka/clients/common"
 	"github.com/zkafka/zkafka/clients/network"
 	"github.com/zkafka/zkafka/clients/protocol"
+	"github.com/zkafka/zkafka/clients/security"
 	"github.com/zkafka/zkafka/core/cluster"
 )
 
@@ -39,8 +40,10 @@ type replicaFetcherBlockingSend struct {
 }
 
 func newReplicaFetcherBlockingSend(sourceBroker cluster.BrokerEndPoint, clientID string, connectTimeout, requestTimeout time.Duration,
-	recvBuffer int, connectionsMaxIdleMs int64, log *logrus.Entry) *replicaFetcherBlockingSend {
-	sel := network.NewSelector(network.SelectorConfig{MaxReceiveSize: network.Unlimited, ConnectionsMaxIdleMs: connectionsMaxIdleMs, Log: log})
+	recvBuffer int, connectionsMaxIdleMs int64, interBroker *security.InterBrokerSecurity, log *logrus.Entry) *replicaFetcherBlockingSend {
+	// On a TLS or SASL inter-broker listener the connection is secured as it is made.
+	sel := network.NewSelector(network.SelectorConfig{MaxReceiveSize: network.Unlimited, ConnectionsMaxIdleMs: connectionsMaxIdleMs, Log: log,
+		Dial: interBroker.Dial(clientID, connectTimeout)})
 	nc := clients.NewNetworkClientWithUpdater(sel, &clients.ManualMetadataUpdater{}, clients.NetworkClientConfig{
 		ClientID: clientID, MaxInFlightRequestsPerConnection: 1, ReconnectBackoffMs: 0,
 		SocketSendBuffer: network.UseDefaultBufferSize, SocketReceiveBuffer: recvBuffer,

@@ -96,7 +96,7 @@ func TestReplicaFetcherBlockingSend(t *testing.T) {
 		}
 		return corr, true
 	})
-	b := newReplicaFetcherBlockingSend(leader, "ReplicaFetcherThread-0-2", 10*time.Second, time.Hour, -1, 0, discardEntry())
+	b := newReplicaFetcherBlockingSend(leader, "ReplicaFetcherThread-0-2", 10*time.Second, time.Hour, -1, 0, nil, discardEntry())
 	ctx := context.Background()
 	if _, err := b.sendRequest(ctx, listOffsetsRequest()); !errors.Is(err, clients.ErrDisconnected) {
 		t.Fatalf("mismatched correlation id: %v", err)

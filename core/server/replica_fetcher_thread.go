@@ -84,7 +84,7 @@ func NewReplicaFetcherThread(name string, fetcherID int, sourceBroker cluster.Br
 		fetchSize: cfg.ReplicaFetchMaxBytes,
 		backoffMs: int64(cfg.ReplicaFetchBackoffMs),
 		send: newReplicaFetcherBlockingSend(sourceBroker, name, msDuration(int64(cfg.ReplicaSocketTimeoutMs)),
-			msDuration(int64(cfg.RequestTimeoutMs)), int(cfg.ReplicaSocketReceiveBufferBytes), cfg.ConnectionsMaxIdleMs, logger),
+			msDuration(int64(cfg.RequestTimeoutMs)), int(cfg.ReplicaSocketReceiveBufferBytes), cfg.ConnectionsMaxIdleMs, rm.interBroker, logger),
 	}
 	t.AbstractFetcherThread = fetcher.NewAbstractFetcherThread(name, name, sourceBroker, t.backoffMs, t, clock,
 		logger.WithField("logger", "kafka.server.ReplicaFetcherThread"))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/zkafka/zkafka/clients/common"
 	"github.com/zkafka/zkafka/clients/protocol"
+	"github.com/zkafka/zkafka/clients/security"
 	"github.com/zkafka/zkafka/core/cluster"
 	"github.com/zkafka/zkafka/core/log"
 	"github.com/zkafka/zkafka/core/metrics"
@@ -38,6 +39,7 @@ func isValidBrokerID(id int32) bool { return id >= 0 }
 // becoming a follower, ISR expiration and ISR-change propagation) is in replication, see
 // replica_manager_replication.go.
 type ReplicaManager struct {
+	interBroker   *security.InterBrokerSecurity // nil: plaintext between brokers
 	config        *config.KafkaConfig
 	localBrokerID int32
 	time          common.Time
@@ -107,6 +109,9 @@ type ReplicaManagerConfig struct {
 	IsShuttingDown *atomic.Bool
 	// QuotaManager is the follower replication quota the replica fetchers apply (nil: none).
 	QuotaManager *ReplicationQuotaManager
+	// InterBroker secures the replica fetchers' connections (TLS, SASL) on a secured
+	// inter-broker listener (nil: plaintext).
+	InterBroker *security.InterBrokerSecurity
 }
 
 // NewReplicaManager makes the manager with one replication-offset-checkpoint per data directory.
@@ -134,6 +139,7 @@ func NewReplicaManager(c ReplicaManagerConfig) (*ReplicaManager, error) {
 		isShuttingDown:           c.IsShuttingDown,
 		delayedFetchPurgatory:    c.FetchPurgatory,
 		quotaManager:             c.QuotaManager,
+		interBroker:              c.InterBroker,
 	}
 	if rm.isShuttingDown == nil {
 		rm.isShuttingDown = new(atomic.Bool)

@@ -39,7 +39,7 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string, st
 	// Logging is configured first, as log4j is when the JVM starts.
 	repo := configureLogging(stdout, stderr, getenv)
 	defer repo.Close()
-	loggers := repo.Loggers("kafka", "state.change.logger", "kafka.request.logger", "kafka.controller")
+	loggers := repo.Loggers("kafka", "state.change.logger", "kafka.request.logger", "kafka.controller", "kafka.authorizer.logger")
 	kafkaLog := loggers["kafka"]
 	props, err := getPropsFromArgs(args, stderr)
 	if err != nil {
@@ -64,6 +64,7 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string, st
 		StateChange: loggers["state.change.logger"],
 		Request:     loggers["kafka.request.logger"],
 		Controller:  loggers["kafka.controller"],
+		Authorizer:  loggers["kafka.authorizer.logger"],
 	}, getenv)
 	// The shutdown hook is in place before startup, as in kafka.Kafka: a signal that arrives
 	// while the broker starts shuts it down as soon as it is up.

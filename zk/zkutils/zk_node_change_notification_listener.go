@@ -80,11 +80,14 @@ func (l *ZkNodeChangeNotificationListener) Init() error {
 	return l.ProcessAllNotifications()
 }
 
-// Close stops processing and unsubscribes.
+// Close stops processing and unsubscribes; it returns once a notification being processed is done.
 func (l *ZkNodeChangeNotificationListener) Close() {
 	l.closed.Store(true)
 	l.zkUtils.ZkClient.UnsubscribeChildChanges(l.seqNodeRoot, l.childListener)
 	l.zkUtils.ZkClient.UnsubscribeStateChanges(l.stateListener)
+	// Wait for a notification being processed, so the caller may close the ZooKeeper client.
+	l.processMu.Lock()
+	l.processMu.Unlock() //nolint:staticcheck // an empty critical section: a barrier
 }
 
 // ProcessAllNotifications reads the children and processes the new ones.

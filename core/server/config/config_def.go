@@ -9,6 +9,10 @@ import kconfig "github.com/zkafka/zkafka/clients/config"
 // Kafka 0.10.2: kafka.server.KafkaConfig.configDef.
 func configDef() *kconfig.ConfigDef { return brokerConfigDef }
 
+// JaasConfigFileProp names the JAAS file of SASL listeners (zkafka's own key; Kafka reads the
+// java.security.auth.login.config system property, which zkafka also takes from KAFKA_OPTS).
+const JaasConfigFileProp = "zkafka.jaas.config.file"
+
 // MetricsHTTPPortProp names the port of the HTTP metrics reporter (zkafka's own key; Kafka
 // exports over JMX on JMX_PORT instead). JMX_PORT is used when it is not set.
 const MetricsHTTPPortProp = "metrics.http.port"
@@ -121,6 +125,9 @@ func newConfigDef() *kconfig.ConfigDef {
 	// zkafka extension (not a 0.10.2 key): Kafka 0.11's leader-epoch truncation (KIP-101); every
 	// broker of a cluster must agree (KafkaServer refuses to start otherwise).
 	d.Define("zkafka.leader.epoch.truncation.enable", kconfig.BOOLEAN, "false", nil, kconfig.MEDIUM, "zkafka extension: followers truncate to the leader's end offset for their latest leader epoch (OffsetsForLeaderEpoch, leader-epoch-checkpoint) instead of to their high watermark; same value on every broker")
+	// zkafka extension: the JAAS file of SASL listeners, instead of (and before) KAFKA_OPTS's
+	// -Djava.security.auth.login.config=FILE.
+	d.Define(JaasConfigFileProp, kconfig.STRING, nil, nil, kconfig.MEDIUM, "zkafka extension: JAAS file with the KafkaServer section of SASL listeners; when unset, -Djava.security.auth.login.config=FILE in KAFKA_OPTS")
 	// Controller, leader balance, controlled shutdown
 	d.Define("controller.socket.timeout.ms", kconfig.INT, "30000", nil, kconfig.HIGH, "controller→broker channel timeout; also controlled-shutdown connect timeout")
 	d.Define("auto.leader.rebalance.enable", kconfig.BOOLEAN, "true", nil, kconfig.HIGH, "run preferred-leader rebalance task")

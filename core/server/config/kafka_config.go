@@ -60,6 +60,9 @@ func FromProps(props map[string]string) (*KafkaConfig, error) {
 	if err := c.validateValues(); err != nil {
 		return nil, err
 	}
+	if err := c.validateSupported(); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 

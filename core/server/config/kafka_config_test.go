@@ -78,8 +78,8 @@ func TestDefaults(t *testing.T) {
 	if strings.Join(c.LogDirs, ",") != "/a,/b" || c.Listeners[0].ConnectionString() != "PLAINTEXT://h:9093" || c.AdvertisedListeners[0].ConnectionString() != "PLAINTEXT://h:19093" {
 		t.Errorf("dirs %v listeners %v advertised %v", c.LogDirs, c.Listeners, c.AdvertisedListeners)
 	}
-	c = mustConfig(t, map[string]string{"zookeeper.connect": "zk", "listeners": "plaintext://[::1]:9092,SSL://:9093", "max.connections.per.ip.overrides": "127.0.0.1:5, ::1:7"})
-	if c.Listeners[0].ConnectionString() != "PLAINTEXT://[::1]:9092" || c.Listeners[1].SecurityProtocol != common.SSL || c.MaxConnectionsPerIPOverrides["::1"] != 7 {
+	c = mustConfig(t, map[string]string{"zookeeper.connect": "zk", "listeners": "plaintext://[::1]:9092,SASL_PLAINTEXT://:9093", "sasl.enabled.mechanisms": "PLAIN", "max.connections.per.ip.overrides": "127.0.0.1:5, ::1:7"})
+	if c.Listeners[0].ConnectionString() != "PLAINTEXT://[::1]:9092" || c.Listeners[1].SecurityProtocol != common.SASL_PLAINTEXT || c.MaxConnectionsPerIPOverrides["::1"] != 7 {
 		t.Errorf("listeners %v overrides %v", c.Listeners, c.MaxConnectionsPerIPOverrides)
 	}
 }
@@ -114,6 +114,15 @@ func TestValidationMessages(t *testing.T) {
 		{base("inter.broker.protocol.version", "0.7"), "Version `0.7` is not a valid version"},
 		{base("num.io.threads", "0"), "Invalid value 0 for configuration num.io.threads: Value must be at least 1"},
 		{base("log.cleanup.policy", "compact,bogus"), "Invalid value bogus for configuration log.cleanup.policy: String must be one of: compact, delete"},
+		// zkafka's refusals of what it does not build (security_support.go)
+		{base("listeners", "PLAINTEXT://:9092,SSL://:9093"), "ssl.keystore.location is required for SSL listeners"},
+		{base("listeners", "PLAINTEXT://:9092,SSL://:9093", "ssl.keystore.location", "/etc/kafka/server.keystore.jks"), "ssl.keystore.type JKS is not supported by zkafka: convert the store to PKCS12 with `keytool -importkeystore -srckeystore /etc/kafka/server.keystore.jks -destkeystore /etc/kafka/server.keystore.p12 -deststoretype PKCS12` and set ssl.keystore.type=PKCS12"},
+		{base("listeners", "PLAINTEXT://:9092,SSL://:9093", "ssl.keystore.location", "/k.p12", "ssl.keystore.type", "PKCS12", "ssl.client.auth", "required"), "ssl.truststore.location is required when ssl.client.auth is required"},
+		{base("listeners", "PLAINTEXT://:9092,SASL_PLAINTEXT://:9093"), "SASL mechanism GSSAPI in sasl.enabled.mechanisms is not supported by zkafka (supported: PLAIN, SCRAM-SHA-256, SCRAM-SHA-512)"},
+		{base("listeners", "SSL://:9093", "ssl.keystore.type", "PKCS12", "ssl.keystore.location", "/k.p12", "security.inter.broker.protocol", "SSL"), "ssl.truststore.location is required when security.inter.broker.protocol is SSL"},
+		{base("principal.builder.class", "com.example.Builder"), "principal.builder.class com.example.Builder is not supported by zkafka: the principal is DefaultPrincipalBuilder's"},
+		{base("zookeeper.set.acl", "true"), "zookeeper.set.acl=true is not supported by zkafka: znodes are created with open ACLs (see docs/deviations.md)"},
+		{base("authorizer.class.name", "com.example.MyAuthorizer"), "authorizer.class.name com.example.MyAuthorizer is not supported by zkafka: the only authorizer is kafka.security.auth.SimpleAclAuthorizer"},
 	}
 	for _, c := range cases {
 		_, err := FromProps(c.props)

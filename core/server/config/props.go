@@ -181,4 +181,6 @@ type Props struct {
 	MetricsHTTPPort *int32 `config:"metrics.http.port"`
 	// Kafka 0.11's leader-epoch truncation (KIP-101) as an opt-in (docs/deviations.md).
 	LeaderEpochTruncationEnable bool `config:"zkafka.leader.epoch.truncation.enable"`
+	// The JAAS file of SASL listeners (docs/deviations.md); nil: KAFKA_OPTS.
+	JaasConfigFile *string `config:"zkafka.jaas.config.file"`
 }

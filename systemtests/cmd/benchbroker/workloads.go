@@ -17,15 +17,25 @@ type measure struct {
 	records int
 	bytes   int64 // record value bytes, as kafka-producer-perf-test counts them
 	elapsed time.Duration
-	cpu     time.Duration   // broker utime+stime during the run
+	cpu     time.Duration   // broker CPU (schedstat) during the run
 	lat     []time.Duration // per-record latency, when the workload measures it
 	verb    string          // "sent" (default) or "consumed"
+}
+
+// plus is m followed by another pass p of the same workload.
+func (m measure) plus(p measure) measure {
+	m.records += p.records
+	m.bytes += p.bytes
+	m.elapsed += p.elapsed
+	m.lat = append(m.lat, p.lat...)
+	m.verb = p.verb
+	return m
 }
 
 func (m measure) rate() float64 { return float64(m.records) / m.elapsed.Seconds() }
 func (m measure) mbps() float64 { return float64(m.bytes) / (1 << 20) / m.elapsed.Seconds() }
 func (m measure) cpuPerRecord() float64 {
-	return float64(m.cpu.Microseconds()) / float64(max(m.records, 1))
+	return float64(m.cpu.Nanoseconds()) / 1000 / float64(max(m.records, 1))
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
@@ -56,7 +66,7 @@ func (m measure) String() string {
 		s += fmt.Sprintf(", %.3f ms avg latency, %.3f ms max latency, %.3f ms 50th, %.3f ms 95th, %.3f ms 99th, %.3f ms 99.9th",
 			ms(sum/time.Duration(len(l))), ms(l[len(l)-1]), ms(percentile(l, 0.5)), ms(percentile(l, 0.95)), ms(percentile(l, 0.99)), ms(percentile(l, 0.999)))
 	}
-	return s + fmt.Sprintf(", broker CPU %.2f µs/record.", m.cpuPerRecord())
+	return s + fmt.Sprintf(", broker CPU %.3f µs/record (%.2f s).", m.cpuPerRecord(), m.cpu.Seconds())
 }
 
 func saramaConfig(t *target) (*sarama.Config, error) {
@@ -153,9 +163,10 @@ func kcatExtra(t *target) []string {
 	return []string{"-X", "api.version.request=true"}
 }
 
-func kcatProduce(ctx context.Context, t *target, topic string, n, size int) (measure, error) {
+// kcatProduce pipes n records to kcat -P, acks=1 unless extra says otherwise (a later -X wins).
+func kcatProduce(ctx context.Context, t *target, topic string, n, size int, extra ...string) (measure, error) {
 	start := time.Now()
-	if err := systemtests.KcatProduce(ctx, t.addr, topic, 0, "none", 0, 1, n, size, kcatExtra(t)...); err != nil {
+	if err := systemtests.KcatProduce(ctx, t.addr, topic, 0, "none", 0, 1, n, size, append(kcatExtra(t), extra...)...); err != nil {
 		return measure{}, err
 	}
 	return measure{records: n, bytes: int64(n * size), elapsed: time.Since(start)}, nil
@@ -259,16 +270,17 @@ func median(xs []float64) float64 {
 }
 
 type summaryRow struct {
-	rate, mbps, cpu, p50, p99, p999 float64
-	runs                            int
+	rate, mbps, cpu, p50, p99, p999, cpuSpan float64
+	runs                                     int
 }
 
 func summarize(ms []measure) summaryRow {
-	var rate, mbps, cpu, p50, p99, p999 []float64
+	var rate, mbps, cpu, p50, p99, p999, span []float64
 	for _, m := range ms {
 		rate = append(rate, m.rate())
 		mbps = append(mbps, m.mbps())
 		cpu = append(cpu, m.cpuPerRecord())
+		span = append(span, m.cpu.Seconds())
 		if len(m.lat) > 0 {
 			l := append([]time.Duration(nil), m.lat...)
 			sort.Slice(l, func(i, j int) bool { return l[i] < l[j] })
@@ -277,7 +289,7 @@ func summarize(ms []measure) summaryRow {
 			p999 = append(p999, msf(percentile(l, 0.999)))
 		}
 	}
-	return summaryRow{median(rate), median(mbps), median(cpu), median(p50), median(p99), median(p999), len(ms)}
+	return summaryRow{median(rate), median(mbps), median(cpu), median(p50), median(p99), median(p999), median(span), len(ms)}
 }
 
 func msf(d time.Duration) float64 { return ms(d) }
@@ -289,10 +301,11 @@ func ratio(a, b float64) string {
 	return fmt.Sprintf("%6.2fx", a/b)
 }
 
-// summary prints the medians per workload and target, and zkafka's ratio to kfake.
+// summary prints the medians per workload and target, zkafka's ratio to kfake and to the floor.
 func (r *results) summary(targets []string) {
 	fmt.Println()
-	fmt.Println("medians over runs (ratio = zkafka / kfake; goals: throughput >= 0.95x, CPU/record <= 1.5x, round-trip p99 <= 3 ms)")
+	fmt.Println("medians over runs (vs kfake = zkafka / kfake; vs floor = zkafka / raw broker;")
+	fmt.Println("goals: CPU/record <= 2.0x floor for produce, <= 1.5x floor for consume; round-trip p99 <= 1 ms, p99.9 <= 2 ms)")
 	for _, w := range r.order {
 		fmt.Printf("%s:\n", w)
 		rows := map[string]summaryRow{}
@@ -303,20 +316,32 @@ func (r *results) summary(targets []string) {
 			}
 			row := summarize(ms)
 			rows[t] = row
-			line := fmt.Sprintf("  %-6s %d runs: %.1f records/sec (%.2f MB/sec), broker CPU %.2f µs/record", t, row.runs, row.rate, row.mbps, row.cpu)
+			line := fmt.Sprintf("  %-6s %d runs: %.1f records/sec (%.2f MB/sec), broker CPU %.3f µs/record (%.2f s)", t, row.runs, row.rate, row.mbps, row.cpu, row.cpuSpan)
 			if row.p50 > 0 {
 				line += fmt.Sprintf(", latency %.3f ms 50th, %.3f ms 99th, %.3f ms 99.9th", row.p50, row.p99, row.p999)
 			}
 			fmt.Println(line)
 		}
 		z, okz := rows["zkafka"]
-		k, okk := rows["kfake"]
-		if okz && okk {
-			line := fmt.Sprintf("  ratio  records/sec %s, MB/sec %s, CPU/record %s", ratio(z.rate, k.rate), ratio(z.mbps, k.mbps), ratio(z.cpu, k.cpu))
+		if !okz {
+			continue
+		}
+		for _, peer := range []string{"kfake", "floor"} {
+			k, ok := rows[peer]
+			if !ok {
+				continue
+			}
+			line := fmt.Sprintf("  vs %-6s records/sec %s, MB/sec %s, CPU/record %s", peer, ratio(z.rate, k.rate), ratio(z.mbps, k.mbps), ratio(z.cpu, k.cpu))
 			if z.p50 > 0 {
 				line += fmt.Sprintf(", p50 %s, p99 %s, p99.9 %s", ratio(z.p50, k.p50), ratio(z.p99, k.p99), ratio(z.p999, k.p999))
 			}
 			fmt.Println(line)
 		}
+	}
+	all, one := r.by["kcat produce 100B acks=all RF3"]["zkafka"], r.by["kcat produce 100B"]["zkafka"]
+	if len(all) > 0 && len(one) > 0 {
+		a, o := summarize(all), summarize(one)
+		fmt.Printf("zkafka acks=all RF 3 (min.insync.replicas=2) / acks=1 RF 1, kcat 100B: records/sec %s, leader CPU/record %s (goal >= 0.65x)\n",
+			ratio(a.rate, o.rate), ratio(a.cpu, o.cpu))
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	cli "github.com/urfave/cli/v2"
 
+	"github.com/zkafka/zkafka/tools/acls"
 	"github.com/zkafka/zkafka/tools/brokerapiversions"
 	"github.com/zkafka/zkafka/tools/configs"
 	"github.com/zkafka/zkafka/tools/consoleconsumer"
@@ -56,6 +57,7 @@ func commands() map[string]func(args []string, stdout, stderr io.Writer) int {
 		"reassign-partitions":        adminTool(reassign.Run),
 		"preferred-replica-election": adminTool(preferredelection.Run),
 		"configs":                    adminTool(configs.Run),
+		"acls":                       adminTool(acls.Run),
 		"broker-api-versions":        adminTool(brokerapiversions.Run),
 		"get-offset-shell":           adminTool(getoffsetshell.Run),
 		"consumer-groups":            adminTool(consumergroups.Run),

@@ -27,7 +27,7 @@ type Script struct {
 var scriptTable = []Script{
 	{"connect-distributed.sh", "connect-distributed", "org.apache.kafka.connect.cli.ConnectDistributed", OutOfScope, 0},
 	{"connect-standalone.sh", "connect-standalone", "org.apache.kafka.connect.cli.ConnectStandalone", OutOfScope, 0},
-	{"kafka-acls.sh", "acls", "kafka.admin.AclCommand", Later, 0},
+	{"kafka-acls.sh", "acls", "kafka.admin.AclCommand", Done, 17},
 	{"kafka-broker-api-versions.sh", "broker-api-versions", "kafka.admin.BrokerApiVersionsCommand", Done, 7},
 	{"kafka-configs.sh", "configs", "kafka.admin.ConfigCommand", Done, 7},
 	{"kafka-console-consumer.sh", "console-consumer", "kafka.tools.ConsoleConsumer", Done, 16},
