@@ -23,6 +23,7 @@ type Client struct {
 	chroot  string // "" or "/a/b", never ending in '/'
 	servers []string
 	log     *logrus.Entry
+	acl     func(path string) []ACL // nil: OPEN_ACL_UNSAFE
 
 	sessionTimeout    time.Duration
 	connectionTimeout time.Duration
@@ -51,6 +52,10 @@ type options struct {
 	dialer    gozk.Dialer
 	log       *logrus.Entry
 	eventHook func(desc string)
+
+	authScheme string
+	auth       []byte
+	acl        func(path string) []ACL
 }
 
 // WithDialer makes the session connect through dialer (tests pass a
@@ -106,7 +111,8 @@ func New(connect string, sessionTimeout, connectionTimeout time.Duration, opts .
 		return nil, err
 	}
 	if chroot != "" {
-		root, err := newClient(servers, "", sessionTimeout, connectionTimeout, options{log: o.log})
+		root, err := newClient(servers, "", sessionTimeout, connectionTimeout,
+			options{log: o.log, authScheme: o.authScheme, auth: o.auth, acl: o.acl})
 		if err != nil {
 			return nil, err
 		}
@@ -124,6 +130,7 @@ func newClient(servers []string, chroot string, sessionTimeout, connectionTimeou
 		chroot:            chroot,
 		servers:           servers,
 		log:               o.log,
+		acl:               o.acl,
 		sessionTimeout:    sessionTimeout,
 		connectionTimeout: connectionTimeout,
 		keeperState:       Disconnected,
@@ -150,6 +157,12 @@ func newClient(servers []string, chroot string, sessionTimeout, connectionTimeou
 	if !c.waitUntilConnected(connectionTimeout) {
 		c.Close()
 		return nil, fmt.Errorf("%w (%v, servers %s)", ErrTimeout, connectionTimeout, strings.Join(servers, ","))
+	}
+	if o.authScheme != "" {
+		if err := conn.AddAuth(o.authScheme, o.auth); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("zkclient: authenticating with scheme %s: %w", o.authScheme, translate(err))
+		}
 	}
 	c.log.Infof("connected with session 0x%x", conn.SessionID())
 	return c, nil
