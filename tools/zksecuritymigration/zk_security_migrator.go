@@ -194,4 +194,3 @@ func (m *ZkSecurityMigrator) unexpected(err error) error {
 	}
 	return err
 }
-
