@@ -116,7 +116,12 @@ func New(connect string, sessionTimeout, connectionTimeout time.Duration, opts .
 		if err != nil {
 			return nil, err
 		}
-		err = root.CreatePersistent(chroot, nil, true)
+		// makeSurePersistentPathExists: an existing chroot is left alone (a create would be
+		// refused with InvalidACL by a session whose ACL needs a login it does not have).
+		var exists bool
+		if exists, err = root.Exists(chroot); err == nil && !exists {
+			err = root.CreatePersistent(chroot, nil, true)
+		}
 		root.Close()
 		if err != nil {
 			return nil, fmt.Errorf("zkclient: create chroot %s: %w", chroot, err)
