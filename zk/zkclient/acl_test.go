@@ -94,3 +94,30 @@ func TestAuthAndACL(t *testing.T) {
 		t.Errorf("write after SetACL(open): %v", err)
 	}
 }
+
+// TestAuthSurvivesSessionExpiry: after its session expires, a logged-in client's new session is
+// logged in again before any request, so it can still write its CREATOR_ALL znodes and create
+// new ones (a create with CREATOR_ALL from a session without login is InvalidACL).
+func TestAuthSurvivesSessionExpiry(t *testing.T) {
+	connect := zktest.Chroot(t)
+	capture := zktest.NewSessionCapture()
+	secure := func(string) []ACL { return append(CreatorAllACL(), ReadACLUnsafe()...) }
+	c := newTestClient(t, connect, WithDialer(capture.Dial), WithAuth("digest", []byte("kafka:pw")), WithACL(secure))
+	t.Cleanup(func() {
+		for _, p := range []string{"/", "/p", "/q"} {
+			_ = c.SetACL(p, OpenACLUnsafe(), -1)
+		}
+	})
+	if err := c.CreatePersistent("/p", []byte("1"), false); err != nil {
+		t.Fatal(err)
+	}
+	old := c.SessionID()
+	zktest.ExpireSession(t, capture)
+	zktest.WaitUntilTrue(t, func() bool { return c.SessionID() != old && c.SessionID() != 0 }, "no new session", waitTimeout)
+	if err := c.WriteData("/p", []byte("2")); err != nil {
+		t.Errorf("write after expiry: %v", err)
+	}
+	if err := c.CreatePersistent("/q", nil, false); err != nil {
+		t.Errorf("CREATOR_ALL create after expiry: %v", err)
+	}
+}
