@@ -16,6 +16,7 @@ import (
 
 	"github.com/zkafka/zkafka/clients/common"
 	"github.com/zkafka/zkafka/clients/oldclient"
+	"github.com/zkafka/zkafka/clients/security"
 	"github.com/zkafka/zkafka/clients/serialization"
 	"github.com/zkafka/zkafka/core/metrics"
 	"github.com/zkafka/zkafka/core/utils"
@@ -182,7 +183,16 @@ func (c *ZookeeperConsumerConnector) ZkUtils() *zkutils.ZkUtils { return c.zkUti
 
 func (c *ZookeeperConsumerConnector) connectZk(opts []zkclient.Option) error {
 	c.log.Infof("Connecting to zookeeper instance at %s", c.config.ZkConnect)
-	z, err := zkutils.Connect(c.config.ZkConnect, ms(c.config.ZkSessionTimeoutMs), ms(c.config.ZkConnectionTimeoutMs), false,
+	// ZkUtils(..., JaasUtils.isZkSecurityEnabled()): log in when the JAAS file in KAFKA_OPTS has
+	// the ZooKeeper Client section.
+	login, err := security.ZkLoginFromOpts(os.Getenv("KAFKA_OPTS"))
+	if err != nil {
+		return err
+	}
+	if login.Enabled {
+		opts = append([]zkclient.Option{zkclient.WithAuth("digest", []byte(login.DigestAuth))}, opts...)
+	}
+	z, err := zkutils.Connect(c.config.ZkConnect, ms(c.config.ZkSessionTimeoutMs), ms(c.config.ZkConnectionTimeoutMs), login.Enabled,
 		c.baseLog.WithField("logger", "kafka.utils.ZkUtils"), common.SystemTime{}, opts...)
 	if err != nil {
 		return fmt.Errorf("connecting to zookeeper at %s: %w", c.config.ZkConnect, err)

@@ -320,17 +320,30 @@ func (s *KafkaServer) Startup() (err error) {
 }
 
 // initZk creates the chroot (through a connection without it) and connects, then creates the
-// common paths.
+// common paths. Both sessions log in to ZooKeeper when the JAAS file has a Client section; with
+// zookeeper.set.acl the znodes get secure ACLs, and a missing login fails startup.
 func (s *KafkaServer) initZk() (*zkutils.ZkUtils, error) {
 	connect := s.config.ZkConnect
 	s.logger.Infof("Connecting to zookeeper on %s", connect)
+	secure := s.config.ZkEnableSecureAcls
+	login, err := security.ZkLoginFromOpts(s.zkLoginOpts())
+	if err != nil {
+		return nil, err
+	}
+	if secure && !login.Enabled {
+		return nil, fmt.Errorf("java.lang.SecurityException: zookeeper.set.acl is true, but the verification of the JAAS login file failed.")
+	}
+	var zkOpts []zkclient.Option
+	if login.Enabled {
+		zkOpts = append(zkOpts, zkclient.WithAuth("digest", []byte(login.DigestAuth)))
+	}
 	sessionTimeout := time.Duration(s.config.ZkSessionTimeoutMs) * time.Millisecond
 	connTimeout := time.Duration(s.config.ZkConnectionTimeoutMs) * time.Millisecond
 	zkLog := s.loggers.Server.WithField("logger", "kafka.utils.ZkUtils")
 	if i := strings.IndexByte(connect, '/'); i >= 0 {
 		chroot := connect[i:]
 		if len(chroot) > 1 {
-			z, err := zkutils.Connect(connect[:i], sessionTimeout, connTimeout, false, zkLog, s.time)
+			z, err := zkutils.Connect(connect[:i], sessionTimeout, connTimeout, secure, zkLog, s.time, zkOpts...)
 			if err != nil {
 				return nil, fmt.Errorf("connecting to ZooKeeper %s: %w", connect[:i], err)
 			}
@@ -342,7 +355,7 @@ func (s *KafkaServer) initZk() (*zkutils.ZkUtils, error) {
 			s.logger.Infof("Created zookeeper path %s", chroot)
 		}
 	}
-	z, err := zkutils.Connect(connect, sessionTimeout, connTimeout, false, zkLog, s.time, s.ZkClientOptions...)
+	z, err := zkutils.Connect(connect, sessionTimeout, connTimeout, secure, zkLog, s.time, append(zkOpts, s.ZkClientOptions...)...)
 	if err != nil {
 		return nil, fmt.Errorf("connecting to ZooKeeper %s: %w", connect, err)
 	}

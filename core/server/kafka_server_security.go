@@ -47,6 +47,16 @@ func (s *KafkaServer) saslAuthenticator() (*security.SaslServerAuthenticator, *s
 	}, creds, nil
 }
 
+// zkLoginOpts is KAFKA_OPTS with zkafka.jaas.config.file, when set, taking the place of
+// -Djava.security.auth.login.config: where the ZooKeeper login finds its JAAS file.
+func (s *KafkaServer) zkLoginOpts() string {
+	opts := s.getenv("KAFKA_OPTS")
+	if s.config.JaasConfigFile != nil && *s.config.JaasConfigFile != "" {
+		opts = "-D" + security.JaasLoginConfigProp + "=" + *s.config.JaasConfigFile + " " + opts
+	}
+	return opts
+}
+
 // startAuthorizer builds the authorizer.class.name authorizer: SimpleAclAuthorizer on the
 // broker's ZooKeeper connection, configured from the broker's original properties (super.users,
 // allow.everyone.if.no.acl.found); nil when the key is empty. KafkaConfig refuses other classes.

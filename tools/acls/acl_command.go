@@ -466,7 +466,7 @@ func Run(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		if !ok {
 			return nil, fmt.Errorf("Missing required configuration \"zookeeper.connect\" which has no default value.")
 		}
-		z, err := zkutils.Connect(connect, 30*time.Second, 30*time.Second, false, logger, common.SystemTime{})
+		z, err := commandline.ConnectZk(connect, 30*time.Second, 30*time.Second, logger, common.SystemTime{})
 		if err != nil {
 			return nil, err
 		}

@@ -152,7 +152,7 @@ func Run(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	logger := commandline.ToolsLogger(stderr, "kafka.admin.ConfigCommand$")
 	err = func() error {
-		zkUtils, err := zkutils.Connect(opts.Options.ValueOf(opts.ZkConnect), zkTimeout, zkTimeout, false, logger, common.SystemTime{})
+		zkUtils, err := commandline.ConnectZk(opts.Options.ValueOf(opts.ZkConnect), zkTimeout, zkTimeout, logger, common.SystemTime{})
 		if err != nil {
 			return err
 		}

@@ -278,7 +278,7 @@ func newConsumerArgs(conf *config) NewConsumerArgs {
 
 // checkZkPathExists reports whether path exists; any failure counts as "no".
 func checkZkPathExists(zkURL, path string) bool {
-	z, err := zkutils.Connect(zkURL, 30*time.Second, 30*time.Second, false, quiet(), common.SystemTime{})
+	z, err := commandline.ConnectZk(zkURL, 30*time.Second, 30*time.Second, quiet(), common.SystemTime{})
 	if err != nil {
 		return false
 	}
@@ -291,7 +291,7 @@ func checkZkPathExists(zkURL, path string) bool {
 //
 // Kafka 0.10.2: ZkUtils.maybeDeletePath.
 func maybeDeletePath(zkURL, dir string) {
-	z, err := zkutils.Connect(zkURL, 30*time.Second, 30*time.Second, false, quiet(), common.SystemTime{})
+	z, err := commandline.ConnectZk(zkURL, 30*time.Second, 30*time.Second, quiet(), common.SystemTime{})
 	if err != nil {
 		return
 	}

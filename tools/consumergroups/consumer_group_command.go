@@ -8,7 +8,6 @@ import (
 
 	"github.com/zkafka/zkafka/clients/common"
 	"github.com/zkafka/zkafka/tools/commandline"
-	"github.com/zkafka/zkafka/zk/zkutils"
 )
 
 // missing is MISSING_COLUMN_VALUE.
@@ -123,7 +122,7 @@ func RunWith(_ context.Context, args []string, stdout, stderr io.Writer, deps De
 	if useOldConsumer {
 		fmt.Fprint(stderr, "Note: This will only show information about consumers that use ZooKeeper (not those using the Java consumer API).\n\n")
 		log := commandline.ToolsLogger(stderr, "kafka.admin.ConsumerGroupCommand$")
-		z, err := zkutils.Connect(opts.ValueOf(zkConnectOpt), 30*time.Second, 30*time.Second, false, log, common.SystemTime{})
+		z, err := commandline.ConnectZk(opts.ValueOf(zkConnectOpt), 30*time.Second, 30*time.Second, log, common.SystemTime{})
 		if err != nil {
 			printError(stdout, fmt.Sprintf("Executing consumer group command failed due to %v", err))
 			return 0

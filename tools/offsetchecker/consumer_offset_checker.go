@@ -84,7 +84,7 @@ type checker struct {
 
 func (c *checker) run(ctx context.Context, zkConnect string, hasTopics bool, topics string, socketTimeout, retryBackoff time.Duration,
 	brokerInfo bool) error {
-	zk, err := zkutils.Connect(zkConnect, 30*time.Second, 30*time.Second, false, c.log.WithField("logger", "kafka.utils.ZkUtils"), common.SystemTime{})
+	zk, err := commandline.ConnectZk(zkConnect, 30*time.Second, 30*time.Second, c.log.WithField("logger", "kafka.utils.ZkUtils"), common.SystemTime{})
 	if err != nil {
 		return err
 	}

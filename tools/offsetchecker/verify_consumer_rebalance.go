@@ -42,7 +42,7 @@ func VerifyConsumerRebalance(_ context.Context, args []string, stdout, stderr io
 		return commandline.Fail(stderr, err)
 	}
 	zkConnect, group := opts.ValueOf(zkConnectOpt), opts.ValueOf(groupOpt)
-	zk, err := zkutils.Connect(zkConnect, 30*time.Second, 30*time.Second, false, log.WithField("logger", "kafka.utils.ZkUtils"), common.SystemTime{})
+	zk, err := commandline.ConnectZk(zkConnect, 30*time.Second, 30*time.Second, log.WithField("logger", "kafka.utils.ZkUtils"), common.SystemTime{})
 	if err != nil {
 		fmt.Fprintf(stderr, "Exception in thread \"main\" %v\n", err)
 		return 1

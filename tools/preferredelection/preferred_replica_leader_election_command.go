@@ -42,7 +42,7 @@ func Run(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	log := commandline.ToolsLogger(stderr, "kafka.admin.PreferredReplicaLeaderElectionCommand$")
 	err = func() error {
-		zkUtils, err := zkutils.Connect(opts.ValueOf(zkConnect), zkTimeout, zkTimeout, false, log, common.SystemTime{})
+		zkUtils, err := commandline.ConnectZk(opts.ValueOf(zkConnect), zkTimeout, zkTimeout, log, common.SystemTime{})
 		if err != nil {
 			return err
 		}

@@ -127,7 +127,7 @@ func RunWithRand(_ context.Context, args []string, stdout, stderr io.Writer, rnd
 		return commandline.Fail(stderr, err)
 	}
 	log := commandline.ToolsLogger(stderr, "kafka.admin.ReassignPartitionsCommand$")
-	zkUtils, err := zkutils.Connect(opts.Options.ValueOf(opts.ZkConnect), zkTimeout, zkTimeout, false, log, common.SystemTime{})
+	zkUtils, err := commandline.ConnectZk(opts.Options.ValueOf(opts.ZkConnect), zkTimeout, zkTimeout, log, common.SystemTime{})
 	if err == nil {
 		defer zkUtils.Close()
 		c := &ReassignPartitionsCommand{Admin: admin.NewAdminUtils(zkUtils, rnd, log), Out: stdout, Log: log}

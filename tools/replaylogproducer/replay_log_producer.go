@@ -14,7 +14,6 @@ import (
 	"github.com/zkafka/zkafka/clients/oldconsumer"
 	"github.com/zkafka/zkafka/clients/producer"
 	"github.com/zkafka/zkafka/tools/commandline"
-	"github.com/zkafka/zkafka/zk/zkutils"
 )
 
 // GroupID is the consumer group the tool reads with.
@@ -141,7 +140,7 @@ func Run(ctx context.Context, args []string, _, stderr io.Writer) int {
 //
 // Kafka 0.10.2: ZkUtils.maybeDeletePath.
 func maybeDeletePath(zkConnect, path string, log *logrus.Entry) error {
-	zk, err := zkutils.Connect(zkConnect, 30*time.Second, 30*time.Second, false, log.WithField("logger", "kafka.utils.ZkUtils"), common.SystemTime{})
+	zk, err := commandline.ConnectZk(zkConnect, 30*time.Second, 30*time.Second, log.WithField("logger", "kafka.utils.ZkUtils"), common.SystemTime{})
 	if err != nil {
 		return err
 	}

@@ -64,7 +64,7 @@ func RunWithRand(ctx context.Context, args []string, stdout, stderr io.Writer, r
 		return commandline.Fail(stderr, err)
 	}
 	log := commandline.ToolsLogger(stderr, "kafka.admin.TopicCommand$")
-	zkUtils, err := zkutils.Connect(opts.Options.ValueOf(opts.ZkConnect), zkTimeout, zkTimeout, false, log, common.SystemTime{})
+	zkUtils, err := commandline.ConnectZk(opts.Options.ValueOf(opts.ZkConnect), zkTimeout, zkTimeout, log, common.SystemTime{})
 	if err != nil {
 		return reportError(stdout, log, err)
 	}

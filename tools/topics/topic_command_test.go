@@ -11,13 +11,19 @@ import (
 	"time"
 
 	"github.com/sirupsen/logrus"
+	"go.uber.org/goleak"
 
 	"github.com/zkafka/zkafka/clients/common"
 	"github.com/zkafka/zkafka/zk/zktest"
 	"github.com/zkafka/zkafka/zk/zkutils"
 )
 
-func TestMain(m *testing.M) { os.Exit(zktest.Main(m, 1)) }
+// TestMain runs one real ZooKeeper for the package. go-metrics' meter arbiter (started by the
+// broker's and sarama's registries in the zookeeper.set.acl test) is a process-wide goroutine that
+// never stops.
+func TestMain(m *testing.M) {
+	os.Exit(zktest.Main(m, 1, goleak.IgnoreTopFunction("github.com/rcrowley/go-metrics.(*meterArbiter).tick")))
+}
 
 // cluster is a chroot with Kafka's persistent paths and live brokers, as a
 // running cluster would leave it (no broker processes: registrations only).

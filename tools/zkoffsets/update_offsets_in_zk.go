@@ -39,8 +39,8 @@ func UpdateOffsetsInZK(ctx context.Context, args []string, stdout, stderr io.Wri
 		fmt.Fprintf(stderr, "Exception in thread \"main\" java.lang.IllegalArgumentException: %v\n", err)
 		return 1
 	}
-	zk, err := zkutils.Connect(config.ZkConnect, time.Duration(config.ZkSessionTimeoutMs)*time.Millisecond,
-		time.Duration(config.ZkConnectionTimeoutMs)*time.Millisecond, false, log.WithField("logger", "kafka.utils.ZkUtils"), common.SystemTime{})
+	zk, err := commandline.ConnectZk(config.ZkConnect, time.Duration(config.ZkSessionTimeoutMs)*time.Millisecond,
+		time.Duration(config.ZkConnectionTimeoutMs)*time.Millisecond, log.WithField("logger", "kafka.utils.ZkUtils"), common.SystemTime{})
 	if err != nil {
 		fmt.Fprintf(stderr, "Exception in thread \"main\" %v\n", err)
 		return 1

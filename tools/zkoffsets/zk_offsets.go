@@ -17,7 +17,7 @@ import (
 )
 
 func connect(zkConnect string, log *logrus.Entry) (*zkutils.ZkUtils, error) {
-	return zkutils.Connect(zkConnect, 30*time.Second, 30*time.Second, false, log.WithField("logger", "kafka.utils.ZkUtils"), common.SystemTime{})
+	return commandline.ConnectZk(zkConnect, 30*time.Second, 30*time.Second, log.WithField("logger", "kafka.utils.ZkUtils"), common.SystemTime{})
 }
 
 // Export is kafka.tools.ExportZkOffsets: every offset of the given groups (all groups if none)

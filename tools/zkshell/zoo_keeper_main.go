@@ -13,6 +13,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/zkafka/zkafka/tools/commandline"
 	"github.com/zkafka/zkafka/zk/zkclient"
 )
 
@@ -60,7 +61,13 @@ func RunWithInput(_ context.Context, args []string, stdin io.Reader, stdout, std
 	fmt.Fprintln(stdout, "Connecting to "+m.Server)
 	l := logrus.New()
 	l.SetOutput(io.Discard)
-	zk, err := zkclient.New(m.Server, timeout, timeout, zkclient.WithLogger(logrus.NewEntry(l)))
+	// The ZooKeeper client logs in when the JAAS file in KAFKA_OPTS has a Client section.
+	_, loginOpts, err := commandline.ZkLogin()
+	if err != nil {
+		fmt.Fprintf(stderr, "Exception in thread \"main\" %v\n", err)
+		return 1
+	}
+	zk, err := zkclient.New(m.Server, timeout, timeout, append(loginOpts, zkclient.WithLogger(logrus.NewEntry(l)))...)
 	if err != nil {
 		fmt.Fprintf(stderr, "Exception in thread \"main\" %v\n", err)
 		return 1

@@ -32,6 +32,11 @@ var (
 	ErrSessionExpired error = &zkError{"ZkException(SessionExpired)", gozk.ErrSessionExpired}
 	// ErrNoChildrenForEphemerals is KeeperException.NoChildrenForEphemeralsException.
 	ErrNoChildrenForEphemerals error = &zkError{"ZkException(NoChildrenForEphemerals)", gozk.ErrNoChildrenForEphemerals}
+	// ErrNoAuth is KeeperException.NoAuthException: the znode's ACL refuses this session.
+	ErrNoAuth error = &zkError{"ZkException(NoAuth)", gozk.ErrNoAuth}
+	// ErrInvalidACL is KeeperException.InvalidACLException (e.g. CREATOR_ALL from a session that
+	// has not authenticated).
+	ErrInvalidACL error = &zkError{"ZkException(InvalidACL)", gozk.ErrInvalidACL}
 	// ErrTimeout is org.I0Itec.zkclient.exception.ZkTimeoutException: no connection
 	// within the connection timeout.
 	ErrTimeout = errors.New("ZkTimeoutException: unable to connect to zookeeper server within timeout")
@@ -57,6 +62,10 @@ func translate(err error) error {
 		return ErrSessionExpired
 	case errors.Is(err, gozk.ErrNoChildrenForEphemerals):
 		return ErrNoChildrenForEphemerals
+	case errors.Is(err, gozk.ErrNoAuth):
+		return ErrNoAuth
+	case errors.Is(err, gozk.ErrInvalidACL):
+		return ErrInvalidACL
 	}
 	return err
 }

@@ -23,6 +23,7 @@ type Client struct {
 	chroot  string // "" or "/a/b", never ending in '/'
 	servers []string
 	log     *logrus.Entry
+	acl     func(path string) []ACL // nil: OPEN_ACL_UNSAFE
 
 	sessionTimeout    time.Duration
 	connectionTimeout time.Duration
@@ -51,6 +52,10 @@ type options struct {
 	dialer    gozk.Dialer
 	log       *logrus.Entry
 	eventHook func(desc string)
+
+	authScheme string
+	auth       []byte
+	acl        func(path string) []ACL
 }
 
 // WithDialer makes the session connect through dialer (tests pass a
@@ -106,11 +111,17 @@ func New(connect string, sessionTimeout, connectionTimeout time.Duration, opts .
 		return nil, err
 	}
 	if chroot != "" {
-		root, err := newClient(servers, "", sessionTimeout, connectionTimeout, options{log: o.log})
+		root, err := newClient(servers, "", sessionTimeout, connectionTimeout,
+			options{log: o.log, authScheme: o.authScheme, auth: o.auth, acl: o.acl})
 		if err != nil {
 			return nil, err
 		}
-		err = root.CreatePersistent(chroot, nil, true)
+		// makeSurePersistentPathExists: an existing chroot is left alone (a create would be
+		// refused with InvalidACL by a session whose ACL needs a login it does not have).
+		var exists bool
+		if exists, err = root.Exists(chroot); err == nil && !exists {
+			err = root.CreatePersistent(chroot, nil, true)
+		}
 		root.Close()
 		if err != nil {
 			return nil, fmt.Errorf("zkclient: create chroot %s: %w", chroot, err)
@@ -124,6 +135,7 @@ func newClient(servers []string, chroot string, sessionTimeout, connectionTimeou
 		chroot:            chroot,
 		servers:           servers,
 		log:               o.log,
+		acl:               o.acl,
 		sessionTimeout:    sessionTimeout,
 		connectionTimeout: connectionTimeout,
 		keeperState:       Disconnected,
@@ -150,6 +162,12 @@ func newClient(servers []string, chroot string, sessionTimeout, connectionTimeou
 	if !c.waitUntilConnected(connectionTimeout) {
 		c.Close()
 		return nil, fmt.Errorf("%w (%v, servers %s)", ErrTimeout, connectionTimeout, strings.Join(servers, ","))
+	}
+	if o.authScheme != "" {
+		if err := conn.AddAuth(o.authScheme, o.auth); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("zkclient: authenticating with scheme %s: %w", o.authScheme, translate(err))
+		}
 	}
 	c.log.Infof("connected with session 0x%x", conn.SessionID())
 	return c, nil

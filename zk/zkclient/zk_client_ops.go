@@ -68,7 +68,7 @@ func (c *Client) CreateEphemeralOnce(path string, data []byte) error {
 	if c.isClosed() {
 		return ErrClosed
 	}
-	_, err := c.conn.Create(c.fullPath(path), data, gozk.FlagEphemeral, openACL)
+	_, err := c.conn.Create(c.fullPath(path), data, gozk.FlagEphemeral, c.aclFor(path))
 	return opErr("create", path, err)
 }
 
@@ -88,7 +88,7 @@ func (c *Client) create(path string, data []byte, flags int32) (string, error) {
 	var created string
 	err := c.RetryUntilConnected(func() error {
 		var err error
-		created, err = c.conn.Create(c.fullPath(path), data, flags, openACL)
+		created, err = c.conn.Create(c.fullPath(path), data, flags, c.aclFor(path))
 		return err
 	})
 	if err != nil {

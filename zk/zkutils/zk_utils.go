@@ -22,8 +22,8 @@ var ErrNamespaceMissing = errors.New("zookeeper namespace does not exist")
 // reads every component shares.
 //
 // Kafka 0.10.2: kafka.utils.ZkUtils (+ ZkPath). Differences: the namespace check
-// is per instance (Kafka used a JVM-wide flag); ACLs are always open
-// (zookeeper.set.acl is not implemented yet, IsSecure is recorded only).
+// is per instance (Kafka used a JVM-wide flag); the ACL of each create is chosen by the client
+// (zkclient.WithACL, set by Connect from isSecure) rather than passed with every call.
 type ZkUtils struct {
 	ZkClient *zkclient.Client
 	IsSecure bool
@@ -52,10 +52,14 @@ func NewZkUtils(client *zkclient.Client, isSecure bool, log *logrus.Entry, clock
 }
 
 // Connect opens a client on zkURL (with optional chroot) and wraps it
-// (ZkUtils.apply).
+// (ZkUtils.apply). With isSecure every znode it creates gets DefaultAcls(true, path); the
+// session's ZooKeeper login is a zkclient.WithAuth option among opts.
 func Connect(zkURL string, sessionTimeout, connectionTimeout time.Duration, isSecure bool, log *logrus.Entry, clock common.Time, opts ...zkclient.Option) (*ZkUtils, error) {
 	if log != nil {
 		opts = append([]zkclient.Option{zkclient.WithLogger(log)}, opts...)
+	}
+	if isSecure {
+		opts = append([]zkclient.Option{zkclient.WithACL(createACL(true))}, opts...)
 	}
 	client, err := zkclient.New(zkURL, sessionTimeout, connectionTimeout, opts...)
 	if err != nil {

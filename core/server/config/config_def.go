@@ -127,7 +127,7 @@ func newConfigDef() *kconfig.ConfigDef {
 	d.Define("zkafka.leader.epoch.truncation.enable", kconfig.BOOLEAN, "false", nil, kconfig.MEDIUM, "zkafka extension: followers truncate to the leader's end offset for their latest leader epoch (OffsetsForLeaderEpoch, leader-epoch-checkpoint) instead of to their high watermark; same value on every broker")
 	// zkafka extension: the JAAS file of SASL listeners, instead of (and before) KAFKA_OPTS's
 	// -Djava.security.auth.login.config=FILE.
-	d.Define(JaasConfigFileProp, kconfig.STRING, nil, nil, kconfig.MEDIUM, "zkafka extension: JAAS file with the KafkaServer section of SASL listeners; when unset, -Djava.security.auth.login.config=FILE in KAFKA_OPTS")
+	d.Define(JaasConfigFileProp, kconfig.STRING, nil, nil, kconfig.MEDIUM, "zkafka extension: JAAS file with the KafkaServer section of SASL listeners and the Client section of the ZooKeeper login; when unset, -Djava.security.auth.login.config=FILE in KAFKA_OPTS")
 	// Controller, leader balance, controlled shutdown
 	d.Define("controller.socket.timeout.ms", kconfig.INT, "30000", nil, kconfig.HIGH, "controller→broker channel timeout; also controlled-shutdown connect timeout")
 	d.Define("auto.leader.rebalance.enable", kconfig.BOOLEAN, "true", nil, kconfig.HIGH, "run preferred-leader rebalance task")

@@ -121,7 +121,6 @@ func TestValidationMessages(t *testing.T) {
 		{base("listeners", "PLAINTEXT://:9092,SASL_PLAINTEXT://:9093"), "SASL mechanism GSSAPI in sasl.enabled.mechanisms is not supported by zkafka (supported: PLAIN, SCRAM-SHA-256, SCRAM-SHA-512)"},
 		{base("listeners", "SSL://:9093", "ssl.keystore.type", "PKCS12", "ssl.keystore.location", "/k.p12", "security.inter.broker.protocol", "SSL"), "ssl.truststore.location is required when security.inter.broker.protocol is SSL"},
 		{base("principal.builder.class", "com.example.Builder"), "principal.builder.class com.example.Builder is not supported by zkafka: the principal is DefaultPrincipalBuilder's"},
-		{base("zookeeper.set.acl", "true"), "zookeeper.set.acl=true is not supported by zkafka: znodes are created with open ACLs (see docs/deviations.md)"},
 		{base("authorizer.class.name", "com.example.MyAuthorizer"), "authorizer.class.name com.example.MyAuthorizer is not supported by zkafka: the only authorizer is kafka.security.auth.SimpleAclAuthorizer"},
 	}
 	for _, c := range cases {

@@ -90,9 +90,6 @@ func (c *KafkaConfig) validateSupported() error {
 	if c.PrincipalBuilderClass != "org.apache.kafka.common.security.auth.DefaultPrincipalBuilder" {
 		return configException("principal.builder.class %s is not supported by zkafka: the principal is DefaultPrincipalBuilder's", c.PrincipalBuilderClass)
 	}
-	if c.ZkEnableSecureAcls {
-		return configException("zookeeper.set.acl=true is not supported by zkafka: znodes are created with open ACLs (see docs/deviations.md)")
-	}
 	if c.AuthorizerClassName != "" && c.AuthorizerClassName != SimpleAclAuthorizerClassName {
 		return configException("authorizer.class.name %s is not supported by zkafka: the only authorizer is %s", c.AuthorizerClassName, SimpleAclAuthorizerClassName)
 	}

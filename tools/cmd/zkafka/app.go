@@ -34,6 +34,7 @@ import (
 	"github.com/zkafka/zkafka/tools/simpleconsumershell"
 	"github.com/zkafka/zkafka/tools/topics"
 	"github.com/zkafka/zkafka/tools/verifiable"
+	"github.com/zkafka/zkafka/tools/zksecuritymigration"
 	"github.com/zkafka/zkafka/tools/zkshell"
 	"github.com/zkafka/zkafka/tools/zookeeperserver"
 )
@@ -53,20 +54,21 @@ func commands() map[string]func(args []string, stdout, stderr io.Writer) int {
 		"zookeeper-shell": func(args []string, stdout, stderr io.Writer) int {
 			return zkshell.RunWithInput(context.Background(), args, os.Stdin, stdout, stderr)
 		},
-		"topics":                     adminTool(topics.Run),
-		"reassign-partitions":        adminTool(reassign.Run),
-		"preferred-replica-election": adminTool(preferredelection.Run),
-		"configs":                    adminTool(configs.Run),
-		"acls":                       adminTool(acls.Run),
-		"broker-api-versions":        adminTool(brokerapiversions.Run),
-		"get-offset-shell":           adminTool(getoffsetshell.Run),
-		"consumer-groups":            adminTool(consumergroups.Run),
-		"console-consumer":           adminTool(consoleconsumer.RunWithSignals(consoleconsumer.Deps{NewShinyConsumer: newShinyConsumer})),
-		"simple-consumer-shell":      adminTool(simpleconsumershell.Run),
-		"replica-verification":       adminTool(replicaverification.Run),
-		"consumer-offset-checker":    adminTool(offsetchecker.Run),
-		"mirror-maker":               adminTool(mirrormaker.Run),
-		"replay-log-producer":        adminTool(replaylogproducer.Run),
+		"topics":                       adminTool(topics.Run),
+		"reassign-partitions":          adminTool(reassign.Run),
+		"preferred-replica-election":   adminTool(preferredelection.Run),
+		"configs":                      adminTool(configs.Run),
+		"acls":                         adminTool(acls.Run),
+		"zookeeper-security-migration": adminTool(zksecuritymigration.Run),
+		"broker-api-versions":          adminTool(brokerapiversions.Run),
+		"get-offset-shell":             adminTool(getoffsetshell.Run),
+		"consumer-groups":              adminTool(consumergroups.Run),
+		"console-consumer":             adminTool(consoleconsumer.RunWithSignals(consoleconsumer.Deps{NewShinyConsumer: newShinyConsumer})),
+		"simple-consumer-shell":        adminTool(simpleconsumershell.Run),
+		"replica-verification":         adminTool(replicaverification.Run),
+		"consumer-offset-checker":      adminTool(offsetchecker.Run),
+		"mirror-maker":                 adminTool(mirrormaker.Run),
+		"replay-log-producer":          adminTool(replaylogproducer.Run),
 		"consumer-perf-test": adminTool(func(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return perf.RunConsumerPerformanceWith(ctx, args, stdout, stderr, perf.Deps{NewConsumer: perf.NewConsumerConsume})
 		}),

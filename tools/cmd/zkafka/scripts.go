@@ -49,7 +49,7 @@ var scriptTable = []Script{
 	{"kafka-topics.sh", "topics", "kafka.admin.TopicCommand", Done, 7},
 	{"kafka-verifiable-consumer.sh", "verifiable-consumer", "org.apache.kafka.tools.VerifiableConsumer", Done, 15},
 	{"kafka-verifiable-producer.sh", "verifiable-producer", "org.apache.kafka.tools.VerifiableProducer", Done, 14},
-	{"zookeeper-security-migration.sh", "zookeeper-security-migration", "kafka.admin.ZkSecurityMigrator", Later, 0},
+	{"zookeeper-security-migration.sh", "zookeeper-security-migration", "kafka.admin.ZkSecurityMigrator", Done, 17},
 	{"zookeeper-server-start.sh", "zookeeper-server-start", "org.apache.zookeeper.server.quorum.QuorumPeerMain", Done, 2},
 	{"zookeeper-server-stop.sh", "zookeeper-server-stop", "", Done, 2},
 	{"zookeeper-shell.sh", "zookeeper-shell", "org.apache.zookeeper.ZooKeeperMain", Done, 2},

@@ -57,7 +57,7 @@ func TestEveryKafkaScriptHasARow(t *testing.T) {
 
 func TestUnimplementedScriptSaysSoAndFails(t *testing.T) {
 	var out, errb bytes.Buffer
-	code := run([]string{"zkafka", "zookeeper-security-migration", "--zookeeper.acl", "secure"}, &out, &errb)
+	code := run([]string{"zkafka", "connect-distributed", "config/connect-distributed.properties"}, &out, &errb)
 	if code != 1 || !strings.Contains(errb.String(), "not implemented") {
 		t.Fatalf("code=%d stderr=%q", code, errb.String())
 	}
@@ -127,8 +127,8 @@ func TestScriptLinks(t *testing.T) {
 	// Through the link, an unimplemented script still says so and fails.
 	out.Reset()
 	errb.Reset()
-	if code := run(scriptArgs([]string{filepath.Join(dir, "zookeeper-security-migration.sh"), "--zookeeper.acl", "secure"}), &out, &errb); code != 1 ||
+	if code := run(scriptArgs([]string{filepath.Join(dir, "connect-distributed.sh"), "config/connect-distributed.properties"}), &out, &errb); code != 1 ||
 		!strings.Contains(errb.String(), "not implemented") {
-		t.Errorf("zookeeper-security-migration.sh through a link: exit %d, stderr %q", code, errb.String())
+		t.Errorf("connect-distributed.sh through a link: exit %d, stderr %q", code, errb.String())
 	}
 }
