@@ -42,7 +42,7 @@
 //
 // `make test` runs the short set (plain `go test ./systemtests/`). Long scenarios (the full
 // codec × client matrix at 1,000,000 messages) run when ZKAFKA_LONG=1 (`make systemtest`).
-// Every test skips when `zkafka server-start` is not implemented yet, and when java or the
+// Every test skips when java or the
 // ZooKeeper jars are missing; the strace test skips when strace is absent.
 //
 // Environment:

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+
+	"github.com/sirupsen/logrus"
 )
 
 // Password is the Go type of a PASSWORD key: its String form is "[hidden]", so a config printed
@@ -249,4 +251,38 @@ func setField(f reflect.Value, v any) error {
 	}
 	f.Set(val)
 	return nil
+}
+
+// LogAll logs "<Title> values:" with every key def defines, in name order (passwords hidden,
+// lists in brackets, unset keys as null), then a warning for each supplied key def does not know.
+//
+// Kafka 0.10.2: AbstractConfig.logAll and the unknown-key warning of AbstractConfig.logUnused,
+// shared by the producer's and the consumer's configs, whose values are parsed maps.
+func LogAll(log *logrus.Entry, title string, def *ConfigDef, values map[string]any, originals map[string]string) {
+	var b strings.Builder
+	b.WriteString(title + " values: \n")
+	for _, name := range def.SortedNames() {
+		v := values[name]
+		k, _ := def.Key(name)
+		switch {
+		case v == nil:
+			v = "null"
+		case k.Type == PASSWORD:
+			v = "[hidden]"
+		case k.Type == LIST:
+			v = "[" + strings.Join(v.([]string), ", ") + "]"
+		}
+		fmt.Fprintf(&b, "\t%s = %v\n", name, v)
+	}
+	log.Info(b.String())
+	var unknown []string
+	for k := range originals {
+		if _, ok := def.Key(k); !ok {
+			unknown = append(unknown, k)
+		}
+	}
+	sort.Strings(unknown)
+	for _, k := range unknown {
+		log.Warnf("The configuration '%s' was supplied but isn't a known config.", k)
+	}
 }

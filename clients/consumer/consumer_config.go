@@ -2,8 +2,6 @@ package consumer
 
 import (
 	"fmt"
-	"sort"
-	"strings"
 
 	"github.com/sirupsen/logrus"
 
@@ -256,30 +254,5 @@ func (c *ConsumerConfig) logAll(log *logrus.Entry) {
 	if !log.Logger.IsLevelEnabled(logrus.InfoLevel) && !log.Logger.IsLevelEnabled(logrus.WarnLevel) {
 		return
 	}
-	var b strings.Builder
-	b.WriteString("ConsumerConfig values: \n")
-	for _, name := range consumerConfigDef.SortedNames() {
-		v := c.values[name]
-		k, _ := consumerConfigDef.Key(name)
-		switch {
-		case v == nil:
-			v = "null"
-		case k.Type == config.PASSWORD:
-			v = "[hidden]"
-		case k.Type == config.LIST:
-			v = "[" + strings.Join(v.([]string), ", ") + "]"
-		}
-		fmt.Fprintf(&b, "\t%s = %v\n", name, v)
-	}
-	log.Info(b.String())
-	var unknown []string
-	for k := range c.Originals {
-		if _, ok := consumerConfigDef.Key(k); !ok {
-			unknown = append(unknown, k)
-		}
-	}
-	sort.Strings(unknown)
-	for _, k := range unknown {
-		log.Warnf("The configuration '%s' was supplied but isn't a known config.", k)
-	}
+	config.LogAll(log, "ConsumerConfig", consumerConfigDef, c.values, c.Originals)
 }

@@ -2,7 +2,6 @@ package producer
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/sirupsen/logrus"
@@ -297,30 +296,5 @@ func (c *ProducerConfig) requestTimeoutMs(log *logrus.Entry) int32 {
 //
 // Kafka 0.10.2: AbstractConfig.logAll and logUnused.
 func (c *ProducerConfig) logAll(log *logrus.Entry) {
-	var b strings.Builder
-	b.WriteString("ProducerConfig values: \n")
-	for _, name := range producerConfigDef.SortedNames() {
-		v := c.values[name]
-		k, _ := producerConfigDef.Key(name)
-		switch {
-		case v == nil:
-			v = "null"
-		case k.Type == config.PASSWORD:
-			v = "[hidden]"
-		case k.Type == config.LIST:
-			v = "[" + strings.Join(v.([]string), ", ") + "]"
-		}
-		fmt.Fprintf(&b, "\t%s = %v\n", name, v)
-	}
-	log.Info(b.String())
-	var unknown []string
-	for k := range c.Originals {
-		if _, ok := producerConfigDef.Key(k); !ok {
-			unknown = append(unknown, k)
-		}
-	}
-	sort.Strings(unknown)
-	for _, k := range unknown {
-		log.Warnf("The configuration '%s' was supplied but isn't a known config.", k)
-	}
+	config.LogAll(log, "ProducerConfig", producerConfigDef, c.values, c.Originals)
 }
