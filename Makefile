@@ -46,7 +46,11 @@ RACE_PKGS = \
 	./tools/replaylogproducer/ \
 	./clients/consumer/ \
 	./clients/security/ \
-	./core/security/...
+	./core/security/... \
+	./core/integration/ \
+	./core/metrics/ \
+	./tools/consoleconsumer/ \
+	./zk/ensemble/
 
 unit: ## every package's tests (real ZooKeeper for zk/*), plus the race detector where goroutines race by design
 	ZKAFKA_BIN=$(CURDIR)/bin/zkafka $(GO) test -count=1 -timeout 20m $(PKGS)
