@@ -275,3 +275,36 @@ func (d *ConfigDef) SortedNames() []string {
 	sort.Strings(names)
 	return names
 }
+
+// DefineClientSecurity defines the SSL and SASL keys a Java client's configuration carries, so
+// that a producer or consumer configuration written for a Java client is read; zkafka's own
+// clients speak PLAINTEXT only, which their security.protocol key enforces.
+//
+// Kafka 0.10.2: ConfigDef.withClientSslSupport and withClientSaslSupport, shared by
+// ProducerConfig and ConsumerConfig.
+func DefineClientSecurity(d *ConfigDef) {
+	str := func(name string, def any) {
+		d.Define(name, STRING, def, nil, LOW, "SSL/SASL (not supported by zkafka's clients)")
+	}
+	for _, n := range []string{"ssl.keystore.password", "ssl.key.password", "ssl.truststore.password", "sasl.jaas.config"} {
+		d.Define(n, PASSWORD, nil, nil, LOW, "SSL/SASL (not supported)")
+	}
+	str("ssl.protocol", "TLS")
+	str("ssl.provider", nil)
+	d.Define("ssl.cipher.suites", LIST, nil, nil, LOW, "SSL (not supported)")
+	d.Define("ssl.enabled.protocols", LIST, "TLSv1.2,TLSv1.1,TLSv1", nil, LOW, "SSL (not supported)")
+	str("ssl.keystore.type", "JKS")
+	str("ssl.keystore.location", nil)
+	str("ssl.truststore.type", "JKS")
+	str("ssl.truststore.location", nil)
+	str("ssl.keymanager.algorithm", "SunX509")
+	str("ssl.trustmanager.algorithm", "PKIX")
+	str("ssl.endpoint.identification.algorithm", nil)
+	str("ssl.secure.random.implementation", nil)
+	str("sasl.kerberos.service.name", nil)
+	str("sasl.kerberos.kinit.cmd", "/usr/bin/kinit")
+	d.Define("sasl.kerberos.ticket.renew.window.factor", DOUBLE, "0.8", nil, LOW, "SASL (not supported)")
+	d.Define("sasl.kerberos.ticket.renew.jitter", DOUBLE, "0.05", nil, LOW, "SASL (not supported)")
+	d.Define("sasl.kerberos.min.time.before.relogin", LONG, "60000", nil, LOW, "SASL (not supported)")
+	str("sasl.mechanism", "GSSAPI")
+}

@@ -130,38 +130,8 @@ func newConsumerConfigDef() *config.ConfigDef {
 	d.Define(MaxPollIntervalMsConfig, config.INT, "300000", config.AtLeast(1), config.MEDIUM, "longest time between polls before the member leaves the group")
 	d.Define(ExcludeInternalTopicsConfig, config.BOOLEAN, "true", nil, config.MEDIUM, "a pattern subscription leaves out internal topics")
 	d.Define(SecurityProtocolConfig, config.STRING, "PLAINTEXT", nil, config.MEDIUM, "protocol used to talk to brokers")
-	defineClientSecurity(d)
+	config.DefineClientSecurity(d)
 	return d
-}
-
-// defineClientSecurity defines the SSL and SASL keys of ConfigDef.withClientSslSupport and
-// withClientSaslSupport, so that a configuration written for a Java client is read; zkafka's
-// clients speak PLAINTEXT only, which security.protocol enforces.
-func defineClientSecurity(d *config.ConfigDef) {
-	str := func(name string, def any) {
-		d.Define(name, config.STRING, def, nil, config.LOW, "SSL/SASL (not supported by zkafka's clients)")
-	}
-	for _, n := range []string{"ssl.keystore.password", "ssl.key.password", "ssl.truststore.password", "sasl.jaas.config"} {
-		d.Define(n, config.PASSWORD, nil, nil, config.LOW, "SSL/SASL (not supported)")
-	}
-	str("ssl.protocol", "TLS")
-	str("ssl.provider", nil)
-	d.Define("ssl.cipher.suites", config.LIST, nil, nil, config.LOW, "SSL (not supported)")
-	d.Define("ssl.enabled.protocols", config.LIST, "TLSv1.2,TLSv1.1,TLSv1", nil, config.LOW, "SSL (not supported)")
-	str("ssl.keystore.type", "JKS")
-	str("ssl.keystore.location", nil)
-	str("ssl.truststore.type", "JKS")
-	str("ssl.truststore.location", nil)
-	str("ssl.keymanager.algorithm", "SunX509")
-	str("ssl.trustmanager.algorithm", "PKIX")
-	str("ssl.endpoint.identification.algorithm", nil)
-	str("ssl.secure.random.implementation", nil)
-	str("sasl.kerberos.service.name", nil)
-	str("sasl.kerberos.kinit.cmd", "/usr/bin/kinit")
-	d.Define("sasl.kerberos.ticket.renew.window.factor", config.DOUBLE, "0.8", nil, config.LOW, "SASL (not supported)")
-	d.Define("sasl.kerberos.ticket.renew.jitter", config.DOUBLE, "0.05", nil, config.LOW, "SASL (not supported)")
-	d.Define("sasl.kerberos.min.time.before.relogin", config.LONG, "60000", nil, config.LOW, "SASL (not supported)")
-	str("sasl.mechanism", "GSSAPI")
 }
 
 // NewConsumerConfig parses and validates props. Errors are *config.ConfigException with Kafka's

@@ -121,39 +121,8 @@ func newProducerConfigDef() *config.ConfigDef {
 	d.Define(PartitionerClassConfig, config.CLASS, DefaultPartitionerClass, nil, config.MEDIUM, "partitioner class")
 	d.Define(InterceptorClassesConfig, config.LIST, nil, nil, config.LOW, "interceptor classes")
 	d.Define(SecurityProtocolConfig, config.STRING, "PLAINTEXT", nil, config.MEDIUM, "protocol used to talk to brokers")
-	defineClientSecurity(d)
+	config.DefineClientSecurity(d)
 	return d
-}
-
-// defineClientSecurity defines the SSL and SASL keys of ConfigDef.withClientSslSupport and
-// withClientSaslSupport, so that a configuration written for a Java client is read; zkafka's
-// clients speak PLAINTEXT only, which security.protocol enforces.
-func defineClientSecurity(d *config.ConfigDef) {
-	str := func(name string, def any) {
-		d.Define(name, config.STRING, def, nil, config.LOW, "SSL/SASL (not supported by zkafka's clients)")
-	}
-	str("ssl.protocol", "TLS")
-	str("ssl.provider", nil)
-	d.Define("ssl.cipher.suites", config.LIST, nil, nil, config.LOW, "SSL (not supported)")
-	d.Define("ssl.enabled.protocols", config.LIST, "TLSv1.2,TLSv1.1,TLSv1", nil, config.LOW, "SSL (not supported)")
-	str("ssl.keystore.type", "JKS")
-	str("ssl.keystore.location", nil)
-	d.Define("ssl.keystore.password", config.PASSWORD, nil, nil, config.LOW, "SSL (not supported)")
-	d.Define("ssl.key.password", config.PASSWORD, nil, nil, config.LOW, "SSL (not supported)")
-	str("ssl.truststore.type", "JKS")
-	str("ssl.truststore.location", nil)
-	d.Define("ssl.truststore.password", config.PASSWORD, nil, nil, config.LOW, "SSL (not supported)")
-	str("ssl.keymanager.algorithm", "SunX509")
-	str("ssl.trustmanager.algorithm", "PKIX")
-	str("ssl.endpoint.identification.algorithm", nil)
-	str("ssl.secure.random.implementation", nil)
-	str("sasl.kerberos.service.name", nil)
-	str("sasl.kerberos.kinit.cmd", "/usr/bin/kinit")
-	d.Define("sasl.kerberos.ticket.renew.window.factor", config.DOUBLE, "0.8", nil, config.LOW, "SASL (not supported)")
-	d.Define("sasl.kerberos.ticket.renew.jitter", config.DOUBLE, "0.05", nil, config.LOW, "SASL (not supported)")
-	d.Define("sasl.kerberos.min.time.before.relogin", config.LONG, "60000", nil, config.LOW, "SASL (not supported)")
-	str("sasl.mechanism", "GSSAPI")
-	d.Define("sasl.jaas.config", config.PASSWORD, nil, nil, config.LOW, "SASL (not supported)")
 }
 
 // NewProducerConfig parses and validates props. Errors are *config.ConfigException with Kafka's
