@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"math/rand/v2"
 	"strconv"
 	"sync"
@@ -187,19 +186,8 @@ func printProgressMessage(w io.Writer, id int, bytesRead, lastBytesRead, message
 		messagesRead, f4((float64(messagesRead-lastMessagesRead)/elapsedMs)*1000.0))
 }
 
-// f4 is Java's "%.4f": Infinity and NaN are spelled out (a run shorter than a millisecond
-// divides by zero, as in Kafka).
-func f4(v float64) string {
-	switch {
-	case math.IsInf(v, 1):
-		return "Infinity"
-	case math.IsInf(v, -1):
-		return "-Infinity"
-	case math.IsNaN(v):
-		return "NaN"
-	}
-	return strconv.FormatFloat(v, 'f', 4, 64)
-}
+// f4 is Java's "%.4f" (javaFloat).
+func f4(v float64) string { return javaFloat(v, 4) }
 
 // parseConsumerPerfConfig reads the options (ConsumerPerfConfig).
 func parseConsumerPerfConfig(args []string, stderr io.Writer) (*perfConfig, int, bool) {

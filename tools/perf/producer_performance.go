@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -243,8 +244,8 @@ func (s *stats) printWindow() {
 	elapsed := time.Now().UnixMilli() - s.windowStart
 	recsPerSec := 1000.0 * float64(s.windowCount) / float64(elapsed)
 	mbPerSec := 1000.0 * float64(s.windowBytes) / float64(elapsed) / (1024.0 * 1024.0)
-	fmt.Fprintf(s.out, "%d records sent, %.1f records/sec (%.2f MB/sec), %.1f ms avg latency, %.1f max latency.\n",
-		s.windowCount, recsPerSec, mbPerSec, float64(s.windowTotalLatency)/float64(s.windowCount), float64(s.windowMaxLatency))
+	fmt.Fprintf(s.out, "%d records sent, %s records/sec (%s MB/sec), %s ms avg latency, %.1f max latency.\n",
+		s.windowCount, javaFloat(recsPerSec, 1), javaFloat(mbPerSec, 2), javaFloat(float64(s.windowTotalLatency)/float64(s.windowCount), 1), float64(s.windowMaxLatency))
 }
 
 func (s *stats) newWindow() {
@@ -262,12 +263,16 @@ func (s *stats) printTotal() {
 	recsPerSec := 1000.0 * float64(s.count) / float64(elapsed)
 	mbPerSec := 1000.0 * float64(s.bytes) / float64(elapsed) / (1024.0 * 1024.0)
 	p := percentiles(s.latencies, s.index, 0.5, 0.95, 0.99, 0.999)
-	fmt.Fprintf(s.out, "%d records sent, %s records/sec (%.2f MB/sec), %.2f ms avg latency, %.2f ms max latency, %d ms 50th, %d ms 95th, %d ms 99th, %d ms 99.9th.\n",
-		s.count, javaF(recsPerSec), mbPerSec, float64(s.totalLatency)/float64(s.count), float64(s.maxLatency), p[0], p[1], p[2], p[3])
+	fmt.Fprintf(s.out, "%d records sent, %s records/sec (%s MB/sec), %s ms avg latency, %.2f ms max latency, %d ms 50th, %d ms 95th, %d ms 99th, %d ms 99.9th.\n",
+		s.count, javaF(recsPerSec), javaFloat(mbPerSec, 2), javaFloat(float64(s.totalLatency)/float64(s.count), 2), float64(s.maxLatency), p[0], p[1], p[2], p[3])
 }
 
 // javaF is Java's %f (6 decimals; NaN and Infinity spelled Java's way).
-func javaF(v float64) string {
+func javaF(v float64) string { return javaFloat(v, 6) }
+
+// javaFloat is Java's "%.<prec>f": a run shorter than a millisecond divides by zero, as in
+// Kafka, and Java prints Infinity and NaN where Go's %f prints +Inf and NaN.
+func javaFloat(v float64, prec int) string {
 	switch {
 	case math.IsNaN(v):
 		return "NaN"
@@ -276,7 +281,7 @@ func javaF(v float64) string {
 	case math.IsInf(v, -1):
 		return "-Infinity"
 	}
-	return fmt.Sprintf("%f", v)
+	return strconv.FormatFloat(v, 'f', prec, 64)
 }
 
 func percentiles(latencies []int32, count int, ps ...float64) []int32 {
