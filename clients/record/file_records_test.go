@@ -370,3 +370,35 @@ func bigKVs(n int, base int64, valueSize int) []kv {
 	}
 	return out
 }
+
+// A search that crosses several read windows (8 KiB first, doubling to 64 KiB) finds every
+// entry, including one larger than a whole window, and a torn entry at the end is not found.
+func TestFileRecordsSearchAcrossWindows(t *testing.T) {
+	var kvs []kv
+	for i := 0; i < 3000; i++ {
+		kvs = append(kvs, kv{offset: int64(i), timestamp: 1, value: bytes.Repeat([]byte{'v'}, 90)})
+	}
+	small := buildSet(t, 1, NONE, CreateTime, 0, 0, kvs)
+	big := buildSet(t, 1, NONE, CreateTime, 3000, 0, []kv{{offset: 3000, timestamp: 1, value: bytes.Repeat([]byte{'b'}, 100<<10)}})
+	last := buildSet(t, 1, NONE, CreateTime, 3001, 0, []kv{{offset: 3001, timestamp: 1, value: []byte("z")}})
+	fr, _ := openTestFile(t, small, big, last)
+	entries := collect(t, small.ShallowEntries())
+	for _, o := range []int{0, 1, 90, 91, 700, 1500, 2999} {
+		p, err := fr.SearchForOffsetWithSize(int64(o), 0)
+		if err != nil || p == nil || *p != (LogEntryPosition{Offset: int64(o), Position: entries[o].Position, Size: entries[o].Size()}) {
+			t.Fatalf("search %d: %+v %v", o, p, err)
+		}
+	}
+	p, err := fr.SearchForOffsetWithSize(3001, entries[2000].Position)
+	if err != nil || p == nil || p.Position != small.SizeInBytes()+big.SizeInBytes() {
+		t.Fatalf("search past the 100 KiB entry: %+v %v", p, err)
+	}
+	// Cut the file inside the last entry: the search stops at the torn entry.
+	torn, err := fr.Read(0, small.SizeInBytes()+big.SizeInBytes()+5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, err := torn.SearchForOffsetWithSize(3001, 0); err != nil || p != nil {
+		t.Fatalf("search into a torn entry: %+v %v", p, err)
+	}
+}

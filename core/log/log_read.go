@@ -23,6 +23,12 @@ func (l *Log) Read(startOffset int64, maxLength int, maxOffset *int64, minOneMes
 	if startOffset == next.MessageOffset {
 		return &FetchDataInfo{FetchOffsetMetadata: next, Records: record.NewMemoryRecords(nil)}, nil
 	}
+	if maxOffset != nil && *maxOffset >= next.MessageOffset {
+		// A high watermark at the log end bounds nothing the log end offset's position does not
+		// already bound (maxPosition below), so skip locating it: translating it scanned from the
+		// last index entry to the end of the active segment on every consumer fetch.
+		maxOffset = nil
+	}
 	segs := l.LogSegments()
 	i := floorSegment(segs, startOffset)
 	if len(segs) == 0 || startOffset > next.MessageOffset || i < 0 {

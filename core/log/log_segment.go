@@ -1,6 +1,7 @@
 package log
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -135,7 +136,33 @@ func (s *LogSegment) Append(firstOffset, largestOffset, largestTimestamp, shallo
 		}
 		s.bytesSinceLastIndexEntry = 0
 	}
-	s.bytesSinceLastIndexEntry += records.SizeInBytes()
+	return s.indexWithinAppend(records.Bytes(), physicalPosition)
+}
+
+// indexWithinAppend adds an offset-index entry before each later shallow entry of one appended
+// message set that starts more than index.interval.bytes after the last index entry, as recovery
+// does for every shallow entry (0.10.2 indexes only the start of each append, so a 1 MB produce
+// request left 1 MB between entries and every fetch into it scanned up to 1 MB of headers). The
+// entry's offset is the previous shallow entry's offset + 1: every offset below it is in an
+// earlier entry, which holds for a compressed wrapper (whose offset is its last inner offset) and
+// for offsets with gaps. A full index gets no entries here (the next append rolls the segment).
+func (s *LogSegment) indexWithinAppend(buf []byte, physicalPosition int) error {
+	prevOffset := int64(-1)
+	for pos := 0; pos+record.LogOverhead <= len(buf); {
+		size := record.LogOverhead + int(int32(binary.BigEndian.Uint32(buf[pos+record.SizeOffset:])))
+		if size <= record.LogOverhead {
+			break // validated before the append; never loop on a bad size
+		}
+		if pos > 0 && s.bytesSinceLastIndexEntry > s.indexIntervalBytes && !s.index.IsFull() {
+			if err := s.index.Append(prevOffset+1, int32(physicalPosition+pos)); err != nil {
+				return err
+			}
+			s.bytesSinceLastIndexEntry = 0
+		}
+		prevOffset = int64(binary.BigEndian.Uint64(buf[pos+record.OffsetOffset:]))
+		s.bytesSinceLastIndexEntry += size
+		pos += size
+	}
 	return nil
 }
 

@@ -21,8 +21,10 @@ package log
 //	| testCreateWithInitFileSizeAppendMessage            | TestLogSegmentCreateWithInitFileSizeAppendMessage |
 //	| testCreateWithInitFileSizeClearShutdown            | TestLogSegmentCreateWithInitFileSizeClearShutdown |
 //	| (zkafka) index interval rule, minOneMessage        | TestLogSegmentIndexIntervalRule, TestLogSegmentReadMinOneMessage |
+//	| (zkafka) index entries inside one append           | TestLogSegmentIndexWithinOneAppend(Compressed) |
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -411,4 +413,86 @@ func TestLogSegmentReadMinOneMessage(t *testing.T) {
 	if _, ok := fd.Records.(*record.FileRecords); !ok {
 		t.Fatalf("segment reads must return file slices, got %T", fd.Records)
 	}
+}
+
+// One append of many messages gets the index entries that recovery would build for it (every
+// index.interval.bytes, not only at the start of the append), and every offset reads back from
+// its own entry.
+func TestLogSegmentIndexWithinOneAppend(t *testing.T) {
+	tm := common.NewMockTime(0)
+	seg, err := OpenLogSegment(t.TempDir(), 0, 100, 1000, 0, tm, false, 0, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer seg.Close()
+	values := make([]string, 40)
+	for i := range values {
+		values[i] = "x"
+	}
+	appendSet(t, seg, msgSet(t, 0, 0, values...), 0, 39, 0)
+	built := indexEntries(t, seg)
+	// 35-byte entries, interval 100: an entry before offsets 3, 6, 9, ... as for single appends.
+	if len(built) != 13 || built[0] != (OffsetPosition{3, 105}) || built[12] != (OffsetPosition{39, 39 * 35}) {
+		t.Fatalf("index after one append: %v", built)
+	}
+	if _, err := seg.Recover(1 << 20); err != nil {
+		t.Fatal(err)
+	}
+	if rebuilt := indexEntries(t, seg); fmt.Sprint(rebuilt) != fmt.Sprint(built) {
+		t.Fatalf("recovery built %v, the append %v", rebuilt, built)
+	}
+	for o := int64(0); o < 40; o++ {
+		if got := offsetsOf(readAll(t, seg, o, nil, 35)); len(got) != 1 || got[0] != o {
+			t.Fatalf("read at %d: %v", o, got)
+		}
+	}
+}
+
+// Compressed wrappers appended together: an index entry inside the append names the offset after
+// the previous wrapper's last one, so a lookup of any inner offset still starts at or before the
+// wrapper holding it.
+func TestLogSegmentIndexWithinOneAppendCompressed(t *testing.T) {
+	tm := common.NewMockTime(0)
+	seg, err := OpenLogSegment(t.TempDir(), 0, 50, 1000, 0, tm, false, 0, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer seg.Close()
+	var buf []byte
+	for w := int64(0); w < 6; w++ {
+		buf = append(buf, msgSetCodec(t, record.MagicValueV1, record.GZIP, w*3, 0, "a", "b", "c").Bytes()...)
+	}
+	appendSet(t, seg, record.NewMemoryRecords(buf), 0, 17, 0)
+	entries := indexEntries(t, seg)
+	if len(entries) == 0 {
+		t.Fatal("no index entry inside a 6-wrapper append with a 50-byte interval")
+	}
+	for _, e := range entries {
+		if e.Offset%3 != 0 {
+			t.Fatalf("entry %v does not name the first offset of a wrapper", e)
+		}
+	}
+	for o := int64(0); o < 18; o++ {
+		fd, err := seg.Read(o, nil, 1, seg.Size(), true) // the one wrapper holding o
+		if err != nil || fd == nil {
+			t.Fatalf("read at %d: %v %v", o, fd, err)
+		}
+		got := offsetsOf(deepEntries(t, fd.Records))
+		if len(got) != 3 || got[0] != o-o%3 {
+			t.Fatalf("read at %d: %v, want the wrapper from %d", o, got, o-o%3)
+		}
+	}
+}
+
+func indexEntries(t *testing.T, seg *LogSegment) []OffsetPosition {
+	t.Helper()
+	var out []OffsetPosition
+	for i := 0; i < seg.Index().Entries(); i++ {
+		e, err := seg.Index().Entry(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, e)
+	}
+	return out
 }

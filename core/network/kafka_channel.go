@@ -32,43 +32,45 @@ type disconnect struct {
 	err error
 }
 
-// completedSend reports a response the Processor wrote itself, or one the writer failed to write.
+// completedSend reports a response the channel's goroutine failed to write, or a
+// CloseConnection response it took up (err is errCloseConnectionAction): the Processor closes the
+// connection.
 type completedSend struct {
 	ch  *KafkaChannel
 	err error
 }
 
-// KafkaChannel is one client connection owned by a Processor. Its reader goroutine reads a
-// size-prefixed request and queues it for the handlers, then reads nothing more until the channel
-// is unmuted (the request is answered). Its writer goroutine writes a response Send that the
-// Processor could not write at once without blocking.
+// errCloseConnectionAction marks a completedSend that is a CloseConnection response.
+var errCloseConnectionAction = errors.New("close connection requested")
+
+// KafkaChannel is one client connection owned by a Processor. Its goroutine reads a size-prefixed
+// request and queues it for the handlers, then reads nothing more until the request is answered
+// (the channel is muted): the handler hands the response straight back to it, and it writes the
+// response, records the request's metrics and reads the next request.
 //
 // Kafka 0.10.2: org.apache.kafka.common.network.KafkaChannel (with the Selector's per-channel
-// read and blocking-write work moved onto two goroutines, docs/design.md §2).
+// read and write work on one goroutine per connection, docs/design.md §2).
 type KafkaChannel struct {
 	id           string
 	conn         net.Conn
-	raw          syscall.RawConn // nil when the connection has no descriptor (net.Pipe in tests)
-	nbw          nonBlockingWriter
+	p            *Processor
 	maxReceive   int32
 	principal    string       // "User:ANONYMOUS", or the SASL user once authenticated (set before the first request)
 	lastActivity atomic.Int64 // unix nanos of the last byte read or written
 
-	// muted holds a token while a request of this channel is in flight: the reader puts it in
-	// before reading a request (waiting while the previous one is unanswered) and the Processor
-	// takes it out when the request is finished (response written, NoOp). This is Kafka's
-	// mute/unmute, and why responses leave in request order. (Reading the next request ahead while
-	// one is in flight was measured: it put a read(2) on every request's critical path and was
-	// slower for synchronous and pipelining clients alike.)
-	muted chan struct{}
-	// inflight is the request the channel is muted on (nil when unmuted): set by the reader, cleared
-	// by the Processor, read by the Processor for idle reaping and metrics.
+	// inflight is the request the channel is muted on (nil when unmuted): set by the channel's
+	// goroutine before the request goes to the handlers, cleared by whoever records its metrics,
+	// read by the Processor for idle reaping. This is Kafka's mute/unmute, and why responses leave
+	// in request order. (Reading the next request ahead while one is in flight was measured: it
+	// put a read(2) on every request's critical path and was slower for synchronous and
+	// pipelining clients alike.)
 	inflight atomic.Pointer[Request]
 
-	sends  chan Send // cap 1; the Processor hands the writer at most one response at a time
-	closed chan struct{}
-	once   sync.Once
-	wg     *sync.WaitGroup // the Processor's: Processor shutdown waits for every channel goroutine
+	// responses holds the response to the request in flight (cap 1: one request at a time).
+	responses chan *Response
+	closed    chan struct{}
+	once      sync.Once
+	wg        *sync.WaitGroup // the Processor's: Processor shutdown waits for every channel goroutine
 }
 
 // readBufferSize is the reader's user-space buffer: a small request and its size prefix (or
@@ -79,12 +81,7 @@ const readBufferSize = 16 << 10
 func newKafkaChannel(id string, conn net.Conn, maxReceive int32) *KafkaChannel {
 	ch := &KafkaChannel{
 		id: id, conn: conn, maxReceive: maxReceive, principal: "User:ANONYMOUS",
-		muted: make(chan struct{}, 1), sends: make(chan Send, 1), closed: make(chan struct{}),
-	}
-	if sc, ok := conn.(syscall.Conn); ok {
-		if raw, err := sc.SyscallConn(); err == nil {
-			ch.raw = raw
-		}
+		responses: make(chan *Response, 1), closed: make(chan struct{}),
 	}
 	ch.touch()
 	return ch
@@ -95,12 +92,12 @@ func (ch *KafkaChannel) touch() { ch.lastActivity.Store(time.Now().UnixNano()) }
 // ID is Kafka's connection id: "localAddr-remoteAddr".
 func (ch *KafkaChannel) ID() string { return ch.id }
 
-// start launches the reader and writer goroutines of a channel owned by p.
+// start launches the goroutine of a channel owned by p.
 func (ch *KafkaChannel) start(p *Processor) {
+	ch.p = p
 	ch.wg = &p.connWG
-	ch.wg.Add(2)
+	ch.wg.Add(1)
 	go ch.readLoop(p)
-	go ch.writeLoop(p)
 }
 
 // activityReader records activity on every successful read, so a slow but live client is not
@@ -175,9 +172,6 @@ func (ch *KafkaChannel) readLoop(p *Processor) {
 	var sizeBuf [4]byte
 	var err error
 	for {
-		if !ch.mute() { // wait until the previous request is answered: a muted channel is not read
-			return
-		}
 		if _, rerr := io.ReadFull(r, sizeBuf[:]); rerr != nil {
 			break
 		}
@@ -194,65 +188,83 @@ func (ch *KafkaChannel) readLoop(p *Processor) {
 			ch.readErr(err, p.disconnects)
 			return
 		}
+		// Muted: nothing more is read until the handlers answer (Kafka's Processor writes the
+		// response in poll, then unmutes the channel in processCompletedSends).
+		select {
+		case resp := <-ch.responses:
+			if !ch.processResponse(resp) {
+				return
+			}
+		case <-ch.closed:
+			return
+		}
 	}
-	// The channel was unmuted to get here, so the request before the end of the stream or the bad
-	// frame has been answered, as in Kafka: report.
+	// The request before the end of the stream or the bad frame has been answered, as in Kafka:
+	// report.
 	ch.readErr(err, p.disconnects)
 }
 
-// mute waits until no request of this channel is in flight and marks the channel muted for the
-// next one; false once the channel is closed.
-func (ch *KafkaChannel) mute() bool {
+// deliver hands the response to the request in flight to the channel's goroutine (the
+// RequestChannel's SendResponse). If the channel is closed, the response is taken back and the
+// request recorded here, unless the goroutine or Processor.close took it first.
+func (ch *KafkaChannel) deliver(resp *Response) {
 	select {
-	case ch.muted <- struct{}{}:
-		return true
+	case ch.responses <- resp:
+	default:
+		ch.p.log.Errorf("Dropping a second response to one request (correlation id %d) on %s", resp.Request.Header.CorrelationID, ch.id)
+		ch.p.requestChannel.responseQueues[ch.p.id].delivered.Add(-1)
+		return
+	}
+	select {
 	case <-ch.closed:
+		ch.dropResponse()
+	default:
+	}
+}
+
+// dropResponse records a response that will not be written because the channel closed (Kafka's
+// sendResponse to a channel the Selector closed still completes the request's metrics).
+func (ch *KafkaChannel) dropResponse() {
+	select {
+	case resp := <-ch.responses:
+		ch.p.requestChannel.responseQueues[ch.p.id].delivered.Add(-1)
+		ch.inflight.CompareAndSwap(resp.Request, nil)
+		ch.p.requestMetrics.updateRequestMetrics(resp.Request, time.Now())
+	default:
+	}
+}
+
+// processResponse writes the response to the request in flight (Kafka's Processor:
+// processNewResponses, the Selector's write, processCompletedSends), then unmutes the channel.
+// False: the connection is closing (a failed write or a CloseConnection response, handed to the
+// Processor).
+func (ch *KafkaChannel) processResponse(resp *Response) bool {
+	p := ch.p
+	resp.Request.responseDequeue.Store(time.Now().UnixNano()) // Kafka: receiveResponse sets responseDequeueTimeMs
+	p.requestChannel.responseQueues[p.id].delivered.Add(-1)
+	var err error
+	switch resp.Action {
+	case NoOpAction:
+	case SendAction:
+		_, err = resp.Send.WriteTo(activityWriter{ch})
+	case CloseConnectionAction:
+		err = errCloseConnectionAction
+	}
+	if err != nil {
+		select {
+		case p.sends <- completedSend{ch: ch, err: err}:
+		case <-ch.closed:
+		}
 		return false
 	}
+	p.completeSend(ch)
+	return true
 }
 
 func (ch *KafkaChannel) readErr(err error, disconnects chan<- disconnect) {
 	select {
 	case disconnects <- disconnect{ch: ch, err: err}:
 	case <-ch.closed:
-	}
-}
-
-// tryWrite writes as much of b as the socket takes without blocking (Kafka's Selector writes a
-// Send as far as the socket buffer allows and waits for OP_WRITE for the rest). It returns the
-// bytes written; the caller hands the remainder to the writer goroutine.
-func (ch *KafkaChannel) tryWrite(b []byte) (int, error) {
-	if ch.raw == nil {
-		return 0, nil
-	}
-	n, err := ch.nbw.writeNonBlocking(ch.raw, b)
-	if n > 0 {
-		ch.touch()
-	}
-	return n, err
-}
-
-// writeLoop writes the sends the Processor could not finish without blocking. A send written
-// whole completes the request right here; a failed one goes back to the Processor, which closes
-// the connection.
-func (ch *KafkaChannel) writeLoop(p *Processor) {
-	defer ch.wg.Done()
-	w := activityWriter{ch}
-	for {
-		select {
-		case s := <-ch.sends:
-			if _, err := s.WriteTo(w); err != nil {
-				select {
-				case p.sends <- completedSend{ch: ch, err: err}:
-				case <-ch.closed:
-					return
-				}
-				continue
-			}
-			p.completeSend(ch)
-		case <-ch.closed:
-			return
-		}
 	}
 }
 

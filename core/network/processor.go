@@ -46,7 +46,7 @@ type Processor struct {
 	nextID   int
 	done     chan struct{}
 	wg       sync.WaitGroup // the run goroutine
-	connWG   sync.WaitGroup // every channel's reader and writer goroutines
+	connWG   sync.WaitGroup // every channel's goroutine
 }
 
 func newProcessor(id int, listenerName string, securityProtocol common.SecurityProtocol, rc *RequestChannel, quotas *ConnectionQuotas,
@@ -135,6 +135,9 @@ func connectionID(c net.Conn, n int) string {
 	return c.LocalAddr().String() + "-" + c.RemoteAddr().String() + "-" + strconv.Itoa(n)
 }
 
+// processNewResponses takes the responses off the Processor's queue, where SendResponse puts a
+// response to a Request that did not come from a connection's goroutine, and hands each to its
+// connection, which writes it.
 func (p *Processor) processNewResponses() {
 	for _, resp := range p.requestChannel.drainResponses(p.id) {
 		ch, ok := p.channels[resp.Request.ConnectionID]
@@ -144,48 +147,18 @@ func (p *Processor) processNewResponses() {
 			p.requestMetrics.updateRequestMetrics(resp.Request, time.Now())
 			continue
 		}
-		switch resp.Action {
-		case NoOpAction:
-			p.completeSend(ch)
-		case SendAction:
-			p.send(ch, resp.Send)
-		case CloseConnectionAction:
-			ch.inflight.Store(nil)
-			p.requestMetrics.updateRequestMetrics(resp.Request, time.Now())
-			p.log.Debugf("Closing socket connection to %s.", ch.conn.RemoteAddr())
-			p.close(ch)
-		}
+		p.requestChannel.responseQueues[p.id].delivered.Add(1)
+		ch.deliver(resp)
 	}
-}
-
-// send writes a response. A response held in memory is written here, without blocking, as far as
-// the socket takes it; when all of it went, the send is complete at once and no goroutine is woken.
-// The rest, and any other Send (a FetchResponse streaming FileRecords with sendfile), goes to the
-// channel's writer goroutine, which completes the request itself (or reports a failed write
-// through p.sends).
-func (p *Processor) send(ch *KafkaChannel, s Send) {
-	if b, ok := s.(ByteBufferSend); ok {
-		n, err := ch.tryWrite(b)
-		if err != nil || n == len(b) {
-			p.processCompletedSend(completedSend{ch: ch, err: err})
-			return
-		}
-		s = b[n:]
-	}
-	ch.sends <- s // cap 1 and at most one response per muted channel: never blocks
 }
 
 // completeSend finishes ch's request in flight (its response is written, or it needs none): the
-// request's metrics, then unmute, so the reader may read the next request. It runs on the Processor's goroutine or on the channel's
-// writer goroutine (sparing the writer a hand-off back); whoever takes the request out of
-// ch.inflight records it, so a connection closing meanwhile counts it once.
+// request's metrics, and the channel is unmuted. It runs on the channel's goroutine; whoever
+// takes the request out of ch.inflight records it, so a connection closing meanwhile counts it
+// once.
 func (p *Processor) completeSend(ch *KafkaChannel) {
 	if req := ch.inflight.Swap(nil); req != nil {
 		p.requestMetrics.updateRequestMetrics(req, time.Now())
-	}
-	select {
-	case <-ch.muted:
-	default:
 	}
 }
 
@@ -199,6 +172,7 @@ func (p *Processor) processCompletedReceive(ch *KafkaChannel, payload []byte) er
 	if err != nil {
 		return fmt.Errorf("%w: %w", errInvalidRequest, err)
 	}
+	req.channel = ch
 	ch.inflight.Store(req)
 	p.requestChannel.SendRequest(req, p.done)
 	return nil
@@ -230,8 +204,8 @@ func (p *Processor) parseRequest(ch *KafkaChannel, payload []byte) (*Request, er
 	return req, nil
 }
 
-// processCompletedSend handles a send the Processor finished itself, or one the writer goroutine
-// failed; a failed write closes the connection.
+// processCompletedSend handles a response the connection's goroutine failed to write, or a
+// CloseConnection response it took up: the connection is closed.
 func (p *Processor) processCompletedSend(s completedSend) {
 	ch := s.ch
 	if p.channels[ch.id] != ch {
@@ -239,7 +213,11 @@ func (p *Processor) processCompletedSend(s completedSend) {
 	}
 	if s.err != nil {
 		p.requestMetrics.updateRequestMetrics(ch.inflight.Swap(nil), time.Now())
-		p.log.Debugf("Closing socket for %s because of error writing a response: %v", ch.id, s.err)
+		if errors.Is(s.err, errCloseConnectionAction) {
+			p.log.Debugf("Closing socket connection to %s.", ch.conn.RemoteAddr())
+		} else {
+			p.log.Debugf("Closing socket for %s because of error writing a response: %v", ch.id, s.err)
+		}
 		p.close(ch)
 		return
 	}
@@ -283,7 +261,7 @@ func (p *Processor) maybeCloseOldestConnection() {
 }
 
 func (p *Processor) close(ch *KafkaChannel) {
-	if req := ch.inflight.Swap(nil); req != nil && !req.responseDequeue.IsZero() {
+	if req := ch.inflight.Swap(nil); req != nil && req.responseDequeue.Load() != 0 {
 		// The response was being written when the connection went: it is finished as far as the
 		// metrics go (Kafka: processDisconnected's inflightResponses). A request still with the
 		// handlers counts later, when its response comes back to a closed connection.
@@ -291,6 +269,7 @@ func (p *Processor) close(ch *KafkaChannel) {
 	}
 	delete(p.channels, ch.id)
 	ch.close()
+	ch.dropResponse() // a response handed over as it closed
 	p.quotas.dec(ch.conn.RemoteAddr())
 }
 

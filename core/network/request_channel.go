@@ -42,7 +42,10 @@ type Request struct {
 	apiLocalComplete  atomic.Int64
 	apiRemoteComplete atomic.Int64
 	responseComplete  time.Time
-	responseDequeue   time.Time
+	responseDequeue   atomic.Int64 // UnixNano, 0 = unset: set by the connection's goroutine, read by the Processor closing it
+	// channel is the connection the request came from (set by the Processor's parse): its
+	// response goes straight back to it.
+	channel *KafkaChannel
 }
 
 // Send is what a Response writes to the socket: the whole size-prefixed frame. WriteTo receives
@@ -126,6 +129,8 @@ type responseQueue struct {
 	mu     sync.Mutex
 	items  []*Response
 	wakeup chan struct{} // cap 1: "there are responses" (the Selector wakeup)
+	// delivered counts responses handed straight to a KafkaChannel and not yet taken up by it.
+	delivered atomic.Int64
 }
 
 // NewRequestChannel makes the queues.
@@ -167,10 +172,17 @@ func (rc *RequestChannel) Requests() <-chan *Request { return rc.requestQueue }
 // RequestQueueSize is the number of requests waiting (the RequestQueueSize gauge).
 func (rc *RequestChannel) RequestQueueSize() int { return len(rc.requestQueue) }
 
-// SendResponse queues a response for the Processor that read the request and wakes it.
+// SendResponse hands a response to the connection that read the request: straight to the
+// KafkaChannel's goroutine, which is waiting for it (the channel is muted until then), or, for a
+// Request made elsewhere than a Processor, through the Processor's queue and wakeup.
 func (rc *RequestChannel) SendResponse(r *Response) {
 	r.Request.responseComplete = time.Now() // Kafka: the Response constructor sets responseCompleteTimeMs
 	q := rc.responseQueues[r.Request.Processor]
+	if ch := r.Request.channel; ch != nil {
+		q.delivered.Add(1)
+		ch.deliver(r)
+		return
+	}
 	q.mu.Lock()
 	q.items = append(q.items, r)
 	q.mu.Unlock()
@@ -190,12 +202,13 @@ func (rc *RequestChannel) CloseConnection(r *Request) {
 	rc.SendResponse(&Response{Request: r, Action: CloseConnectionAction})
 }
 
-// ResponseQueueSize is the number of responses waiting for processor i.
+// ResponseQueueSize is the number of responses waiting for processor i: on its queue, or handed
+// to one of its connections and not yet taken up.
 func (rc *RequestChannel) ResponseQueueSize(i int) int {
 	q := rc.responseQueues[i]
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return len(q.items)
+	return len(q.items) + int(q.delivered.Load())
 }
 
 func (rc *RequestChannel) drainResponses(i int) []*Response {
@@ -206,7 +219,7 @@ func (rc *RequestChannel) drainResponses(i int) []*Response {
 	q.mu.Unlock()
 	now := time.Now()
 	for _, r := range items {
-		r.Request.responseDequeue = now // Kafka: receiveResponse sets responseDequeueTimeMs
+		r.Request.responseDequeue.Store(now.UnixNano()) // Kafka: receiveResponse sets responseDequeueTimeMs
 	}
 	return items
 }

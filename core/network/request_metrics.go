@@ -102,9 +102,9 @@ func (m requestMetricsMap) updateRequestMetrics(r *Request, end time.Time) {
 	if responseComplete.IsZero() {
 		responseComplete = end
 	}
-	responseDequeue := r.responseDequeue
-	if responseDequeue.IsZero() {
-		responseDequeue = responseComplete
+	responseDequeue := responseComplete
+	if ns := r.responseDequeue.Load(); ns != 0 {
+		responseDequeue = at(ns)
 	}
 	dequeue := r.DequeueTime
 	if dequeue.IsZero() {

@@ -15,7 +15,8 @@ func BenchmarkUpdateRequestMetrics(b *testing.B) {
 	now := time.Now()
 	req := &Request{Header: protocol.RequestHeader{ApiKey: protocol.Fetch}, Body: &protocol.FetchRequest{ReplicaID: -1},
 		StartTime: now.Add(-3 * time.Millisecond), DequeueTime: now.Add(-2 * time.Millisecond),
-		responseComplete: now.Add(-time.Millisecond), responseDequeue: now}
+		responseComplete: now.Add(-time.Millisecond)}
+	req.responseDequeue.Store(now.UnixNano())
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		m.updateRequestMetrics(req, now)

@@ -189,6 +189,11 @@ func TestRequestMetricsRecorded(t *testing.T) {
 	if v, ok := reg.GaugeValue("kafka.network:type=RequestChannel,name=RequestQueueSize"); !ok || v != 0 {
 		t.Errorf("RequestQueueSize = %v %v", v, ok)
 	}
+	// Every response handed to a connection was taken up (written, dropped with its closed
+	// connection, or a CloseConnection): none is left counted as waiting.
+	if v, ok := reg.GaugeValue("kafka.network:type=RequestChannel,name=ResponseQueueSize"); !ok || v != 0 {
+		t.Errorf("ResponseQueueSize = %v %v", v, ok)
+	}
 	if v, ok := reg.GaugeValue("kafka.network:type=SocketServer,name=NetworkProcessorAvgIdlePercent"); !ok || v < 0 || v > 1 {
 		t.Errorf("NetworkProcessorAvgIdlePercent = %v %v, want a fraction", v, ok)
 	}

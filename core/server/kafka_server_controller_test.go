@@ -65,8 +65,17 @@ func TestControllerHostedAndControlledShutdown(t *testing.T) {
 	}
 	zktest.WaitUntilTrue(t, func() bool { return fmt.Sprint(leaders()) == "[0 1 0 1]" }, "preferred leaders elected", 20*time.Second)
 
-	// Shut down the broker that is not the controller.
+	// Shut down the broker that is not the controller, once it follows the partitions it does not
+	// lead (the controller's first LeaderAndIsr may still be on its way when ZooKeeper shows the
+	// leaders, and fetchers it adds for it are not the shutdown's).
 	victim := 1 - ctl
+	for p := int32(0); p < 4; p++ {
+		if assignment[p][0] == int32(victim) {
+			continue
+		}
+		name := fmt.Sprintf("[%s-%d, initOffset", topic, p)
+		zktest.WaitUntilTrue(t, func() bool { return hooks[victim].contains(name) }, "broker "+fmt.Sprint(victim)+" fetching "+name, 20*time.Second)
+	}
 	servers[victim].Shutdown()
 	if !hooks[victim].contains("Controlled shutdown succeeded") {
 		t.Fatalf("broker %d did not complete a controlled shutdown", victim)

@@ -33,6 +33,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"time"
@@ -59,6 +60,7 @@ type options struct {
 	keep        bool
 	minCPU      time.Duration
 	maxRun      time.Duration
+	workloads   *regexp.Regexp // nil: all
 }
 
 func run() int {
@@ -78,7 +80,16 @@ func run() int {
 	flag.DurationVar(&o.minCPU, "min-cpu", time.Second, "repeat a produce/consume workload until the broker used this much CPU")
 	flag.DurationVar(&o.maxRun, "max-run", 30*time.Second, "but stop repeating after this long")
 	flag.BoolVar(&o.keep, "keep", false, "keep the zkafka data and logs")
+	workloads := flag.String("workloads", "", "run only the workloads whose names match this regular expression (a consume workload reads what its topic's produce workload wrote: select both)")
 	flag.Parse()
+	if *workloads != "" {
+		re, err := regexp.Compile(*workloads)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "benchbroker: -workloads:", err)
+			return 2
+		}
+		o.workloads = re
+	}
 	if *rawServe {
 		return serveRaw(*port, *rawDir)
 	}
@@ -384,7 +395,7 @@ func runAll(ctx context.Context, o options, t *target, r int, res *results) erro
 	prepared := map[string]bool{}
 	for _, w := range ws {
 		topic := fmt.Sprintf("bench-%s-%d", w.topic, r)
-		if w.rf3 && t.prepareRF3 == nil {
+		if w.rf3 && t.prepareRF3 == nil || o.workloads != nil && !o.workloads.MatchString(w.name) {
 			continue
 		}
 		if !prepared[topic] {

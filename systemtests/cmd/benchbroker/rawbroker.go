@@ -9,7 +9,8 @@ package main
 // FileRecords.append pattern), then the response is written. Fetch (v0-v3): the response
 // header is written and the records follow from the file with sendfile(2), from the exact
 // position of the fetch offset (a full in-memory position per offset: no index lookup, no
-// scan). Fetches at the log end wait for an append up to max_wait_ms. ApiVersions, Metadata
+// scan). Its sockets get the same buffer sizes as a 0.10.2 broker's defaults (100 KiB), so a
+// large fetch response takes the same number of sendfile calls. Fetches at the log end wait for an append up to max_wait_ms. ApiVersions, Metadata
 // and ListOffsets are answered with the project's protocol codecs (not on the measured path).
 //
 // Nothing here is a Kafka class: it is a measuring stick with no replication, no purgatory,
@@ -33,6 +34,10 @@ import (
 
 	"github.com/zkafka/zkafka/clients/protocol"
 )
+
+// socketBufferBytes is SO_SNDBUF and SO_RCVBUF of the floor's connections: 0.10.2's default
+// socket.send.buffer.bytes and socket.receive.buffer.bytes (102400), which the zkafka target uses.
+const socketBufferBytes = 102400
 
 // rawLog is one partition of the raw broker: a file and the position of every offset.
 type rawLog struct {
@@ -79,7 +84,12 @@ func serveRaw(port int, dir string) int {
 			if err != nil {
 				return
 			}
-			go b.serveConn(c.(*net.TCPConn))
+			tc := c.(*net.TCPConn)
+			// Kafka's default socket.send.buffer.bytes / socket.receive.buffer.bytes, as the zkafka
+			// target runs with: a 1 MB fetch then goes out in several sendfile calls here too.
+			_ = tc.SetWriteBuffer(socketBufferBytes)
+			_ = tc.SetReadBuffer(socketBufferBytes)
+			go b.serveConn(tc)
 		}
 	}()
 	fmt.Println("raw broker ready on", ln.Addr())
