@@ -123,3 +123,23 @@ func wellFormed(msg []byte) bool {
 	}
 	return vs == rest
 }
+
+// ShallowHeaders walks only the entry headers (offset and message_size) of a set whose entries
+// were already validated, e.g. by the log append of a follower: the bytes up to the end of the
+// last whole entry and that entry's offset field (-1 if there is none). A size field below the
+// smallest message ends the walk as a partial entry does. It is MemoryRecords.validBytes and
+// shallowEntries.lastOption of Kafka's fetcher in one pass that reads 12 bytes per entry.
+func (m *MemoryRecords) ShallowHeaders() (validBytes int, lastOffset int64) {
+	buf := m.buf
+	lastOffset = -1
+	for pos := 0; len(buf)-pos >= LogOverhead; {
+		size := int(int32(binary.BigEndian.Uint32(buf[pos+SizeOffset:])))
+		if size < RecordOverheadV0 || len(buf)-pos-LogOverhead < size {
+			break
+		}
+		lastOffset = int64(binary.BigEndian.Uint64(buf[pos+OffsetOffset:]))
+		pos += LogOverhead + size
+		validBytes = pos
+	}
+	return validBytes, lastOffset
+}

@@ -426,3 +426,29 @@ func TestMemoryRecordsBuilderWithBuffer(t *testing.T) {
 		t.Fatal("sets differ")
 	}
 }
+
+// ShallowHeaders agrees with ValidBytes and the last shallow entry of a validated set, also with
+// a torn last entry and with a compressed wrapper (whose offset is its last inner offset).
+func TestShallowHeadersAgreesWithShallowEntries(t *testing.T) {
+	var kvs []kv
+	for i := 0; i < 50; i++ {
+		kvs = append(kvs, kv{offset: int64(i), timestamp: 1, value: []byte("value")})
+	}
+	plain := buildSet(t, 1, NONE, CreateTime, 0, 0, kvs)
+	wrapped := buildSet(t, 1, GZIP, CreateTime, 50, 0, []kv{{offset: 50, timestamp: 1, value: []byte("a")}, {offset: 51, timestamp: 1, value: []byte("b")}})
+	all := append(append([]byte{}, plain.Bytes()...), wrapped.Bytes()...)
+	for _, n := range []int{0, 5, plain.SizeInBytes() - 1, plain.SizeInBytes(), plain.SizeInBytes() + 7, len(all)} {
+		m := NewMemoryRecords(all[:n])
+		valid, last := m.ShallowHeaders()
+		wantLast := int64(-1)
+		for e, err := range m.ShallowEntries() {
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantLast = e.Offset
+		}
+		if valid != m.ValidBytes() || last != wantLast {
+			t.Fatalf("first %d bytes: ShallowHeaders = (%d, %d), want (%d, %d)", n, valid, last, m.ValidBytes(), wantLast)
+		}
+	}
+}

@@ -360,9 +360,14 @@ func (t *AbstractFetcherThread) processResponse(req FetchRequest, data []Fetched
 		switch code := fp.Data.ErrorCode(); code {
 		case 0:
 			records := fp.Data.ToRecords()
+			// One walk over the headers gives both figures Kafka's loop takes from the set
+			// (shallowEntries.lastOption's next offset, validBytes); the entries themselves are
+			// checked by the append in ProcessPartitionData, and nothing below is used unless it
+			// succeeded.
+			validBytes, lastOffset := records.ShallowHeaders()
 			newOffset := cur.Offset
-			if last, ok := LastNextOffset(records); ok {
-				newOffset = last
+			if validBytes > 0 {
+				newOffset = lastOffset + 1
 			}
 			t.setLag(tp, fp.Data.HighWatermark()-newOffset)
 			if err := t.hooks.ProcessPartitionData(tp, cur.Offset, fp.Data); err != nil {
@@ -379,8 +384,8 @@ func (t *AbstractFetcherThread) processResponse(req FetchRequest, data []Fetched
 				}
 				return fmt.Errorf("error processing data for partition [%s,%d] offset %d: %w", tp.Topic, tp.Partition, cur.Offset, err)
 			}
-			if records.ValidBytes() > 0 {
-				t.markBytes(records.ValidBytes())
+			if validBytes > 0 {
+				t.markBytes(validBytes)
 				t.partitionStates.updateAndMoveToEnd(tp, NewPartitionFetchState(newOffset))
 			}
 		case protocol.ErrOffsetOutOfRange.Code:
