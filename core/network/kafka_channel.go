@@ -254,6 +254,7 @@ func (ch *KafkaChannel) processResponse(resp *Response) bool {
 		select {
 		case p.sends <- completedSend{ch: ch, err: err}:
 		case <-ch.closed:
+			p.completeSend(ch) // closed meanwhile: the request still counts, once
 		}
 		return false
 	}
