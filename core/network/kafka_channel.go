@@ -208,11 +208,12 @@ func (ch *KafkaChannel) readLoop(p *Processor) {
 // RequestChannel's SendResponse). If the channel is closed, the response is taken back and the
 // request recorded here, unless the goroutine or Processor.close took it first.
 func (ch *KafkaChannel) deliver(resp *Response) {
+	ch.delivered().Add(1)
 	select {
 	case ch.responses <- resp:
 	default:
 		ch.p.log.Errorf("Dropping a second response to one request (correlation id %d) on %s", resp.Request.Header.CorrelationID, ch.id)
-		ch.p.requestChannel.responseQueues[ch.p.id].delivered.Add(-1)
+		ch.delivered().Add(-1)
 		return
 	}
 	select {
@@ -222,12 +223,18 @@ func (ch *KafkaChannel) deliver(resp *Response) {
 	}
 }
 
+// delivered counts the responses handed to this Processor's connections and not yet taken up
+// (part of the ResponseQueueSize gauge).
+func (ch *KafkaChannel) delivered() *atomic.Int64 {
+	return &ch.p.requestChannel.responseQueues[ch.p.id].delivered
+}
+
 // dropResponse records a response that will not be written because the channel closed (Kafka's
 // sendResponse to a channel the Selector closed still completes the request's metrics).
 func (ch *KafkaChannel) dropResponse() {
 	select {
 	case resp := <-ch.responses:
-		ch.p.requestChannel.responseQueues[ch.p.id].delivered.Add(-1)
+		ch.delivered().Add(-1)
 		ch.inflight.CompareAndSwap(resp.Request, nil)
 		ch.p.requestMetrics.updateRequestMetrics(resp.Request, time.Now())
 	default:
@@ -241,7 +248,7 @@ func (ch *KafkaChannel) dropResponse() {
 func (ch *KafkaChannel) processResponse(resp *Response) bool {
 	p := ch.p
 	resp.Request.responseDequeue.Store(time.Now().UnixNano()) // Kafka: receiveResponse sets responseDequeueTimeMs
-	p.requestChannel.responseQueues[p.id].delivered.Add(-1)
+	ch.delivered().Add(-1)
 	var err error
 	switch resp.Action {
 	case NoOpAction:

@@ -147,7 +147,6 @@ func (p *Processor) processNewResponses() {
 			p.requestMetrics.updateRequestMetrics(resp.Request, time.Now())
 			continue
 		}
-		p.requestChannel.responseQueues[p.id].delivered.Add(1)
 		ch.deliver(resp)
 	}
 }

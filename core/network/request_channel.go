@@ -179,7 +179,6 @@ func (rc *RequestChannel) SendResponse(r *Response) {
 	r.Request.responseComplete = time.Now() // Kafka: the Response constructor sets responseCompleteTimeMs
 	q := rc.responseQueues[r.Request.Processor]
 	if ch := r.Request.channel; ch != nil {
-		q.delivered.Add(1)
 		ch.deliver(r)
 		return
 	}
