@@ -240,8 +240,10 @@ func TestCompletedElsewhereIsNotWatched(t *testing.T) {
 	op.onTryHook = func(call int32) {
 		if call == 1 {
 			go op.ForceComplete() // "another thread" completes it...
-			for !op.IsCompleted() {
-				time.Sleep(10 * time.Microsecond) // ...before we get to watch it
+			// ...before we get to watch it. The completed flag is set before OnComplete
+			// runs, so wait for OnComplete itself, not for IsCompleted.
+			for op.completions.Load() == 0 {
+				time.Sleep(10 * time.Microsecond)
 			}
 		}
 	}
