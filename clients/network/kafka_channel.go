@@ -118,6 +118,12 @@ func (ch *KafkaChannel) readLoop() {
 			return
 		}
 		ch.sel.metrics.recordBytesReceived(ch.id, len(rcv.payload)+FrameHeaderSize)
+		// The read may have been under way when the channel was muted: its receive is
+		// held until the channel is unmuted, as Kafka's Selector keeps a muted
+		// channel's staged receives out of completedReceives.
+		if !ch.waitUnmuted() {
+			return
+		}
 		ch.sel.receiveCompleted(ch, rcv)
 	}
 }
