@@ -162,9 +162,7 @@ func (m *PartitionStateMachine) TriggerOnlinePartitionStateChange() {
 		}
 	}
 	sortTPs(tps)
-	for _, tp := range tps {
-		_ = m.handleStateChange(tp, OnlinePartition, m.controller.offlinePartitionSelector)
-	}
+	_ = m.handleOnlineStateChanges(tps, m.controller.offlinePartitionSelector)
 	m.brokerRequestBatch.SendRequestsToBrokers(m.controller.ctx.Epoch)
 }
 
@@ -204,9 +202,13 @@ func (m *PartitionStateMachine) HandleStateChanges(partitions []common.TopicPart
 		m.controller.log.WithError(err).Errorf("Error while moving some partitions to %s state", target)
 	}
 	var errs []error
-	for _, tp := range partitions {
-		if err := m.handleStateChange(tp, target, selector); err != nil {
-			errs = append(errs, err)
+	if target == OnlinePartition {
+		errs = m.handleOnlineStateChanges(partitions, selector)
+	} else {
+		for _, tp := range partitions {
+			if err := m.handleStateChange(tp, target, selector); err != nil {
+				errs = append(errs, err)
+			}
 		}
 	}
 	m.brokerRequestBatch.SendRequestsToBrokers(m.controller.ctx.Epoch)
@@ -330,51 +332,74 @@ func (m *PartitionStateMachine) initializeLeaderAndIsrForPartition(tp common.Top
 // it and queues LeaderAndIsr to the replicas the selector names.
 func (m *PartitionStateMachine) electLeaderForPartition(tp common.TopicPartition, selector PartitionLeaderSelector) error {
 	c := m.controller
-	id, epoch := c.config.BrokerID, c.ctx.Epoch
-	c.stateChangeLog.Tracef("Controller %d epoch %d started leader election for partition %s", id, epoch, tpString(tp))
-	fail := func(err error) error {
-		if errors.Is(err, ErrNoReplicaOnline) {
-			return err
-		}
-		msg := fmt.Sprintf("encountered error while electing leader for partition %s due to: %v.", tpString(tp), err)
-		c.stateChangeLog.Errorf("Controller %d epoch %d %s", id, epoch, msg)
-		return fmt.Errorf("%w: %s", ErrStateChangeFailed, msg)
-	}
-	var next zkutils.LeaderAndIsr
-	var replicas []int32
+	c.stateChangeLog.Tracef("Controller %d epoch %d started leader election for partition %s", c.config.BrokerID, c.ctx.Epoch, tpString(tp))
 	for {
 		current, ok, err := c.zkUtils.GetLeaderIsrAndEpochForPartition(tp.Topic, tp.Partition)
-		if err != nil {
-			return fail(err)
-		}
-		if !ok {
-			return fail(fmt.Errorf("%w: LeaderAndIsr information doesn't exist for partition %s in %s state", ErrStateChangeFailed, tpString(tp), m.State(tp)))
-		}
-		if current.ControllerEpoch > epoch {
-			msg := fmt.Sprintf("aborted leader election for partition %s since the LeaderAndIsr path was already written by another controller. This probably means that the current controller %d went through a soft failure and another controller was elected with epoch %d.",
-				tpString(tp), id, current.ControllerEpoch)
-			c.stateChangeLog.Errorf("Controller %d epoch %d %s", id, epoch, msg)
-			return fail(fmt.Errorf("%w: %s", ErrStateChangeFailed, msg))
-		}
-		next, replicas, err = selector.SelectLeader(tp, current.LeaderAndIsr)
+		next, replicas, err := m.selectLeader(tp, selector, current, ok, err)
 		if errors.Is(err, ErrLeaderElectionNotNeeded) {
 			return nil
 		}
 		if err != nil {
-			return fail(err)
+			return err
 		}
-		okWrite, newVersion := c.zkUtils.UpdateLeaderAndIsr(tp.Topic, tp.Partition, next, epoch, current.LeaderAndIsr.ZkVersion)
+		okWrite, newVersion := c.zkUtils.UpdateLeaderAndIsr(tp.Topic, tp.Partition, next, c.ctx.Epoch, current.LeaderAndIsr.ZkVersion)
 		if okWrite {
-			next.ZkVersion = newVersion
-			break
+			m.leaderElected(tp, next, newVersion, replicas)
+			return nil
 		}
 		if c.isShuttingDown() {
-			return fail(errors.New("controller shutting down"))
+			return m.electionFailed(tp, errors.New("controller shutting down"))
 		}
 	}
-	l := zkutils.LeaderIsrAndControllerEpoch{LeaderAndIsr: next, ControllerEpoch: epoch}
+}
+
+// selectLeader is one pass of the election's loop before the write: it checks the
+// state read from ZooKeeper (current, ok, readErr) and runs the selector. It returns
+// ErrLeaderElectionNotNeeded as the selector does, and a failure already logged.
+func (m *PartitionStateMachine) selectLeader(tp common.TopicPartition, selector PartitionLeaderSelector, current zkutils.LeaderIsrAndControllerEpoch, ok bool, readErr error) (zkutils.LeaderAndIsr, []int32, error) {
+	c := m.controller
+	id, epoch := c.config.BrokerID, c.ctx.Epoch
+	if readErr != nil {
+		return zkutils.LeaderAndIsr{}, nil, m.electionFailed(tp, readErr)
+	}
+	if !ok {
+		return zkutils.LeaderAndIsr{}, nil, m.electionFailed(tp, fmt.Errorf("%w: LeaderAndIsr information doesn't exist for partition %s in %s state", ErrStateChangeFailed, tpString(tp), m.State(tp)))
+	}
+	if current.ControllerEpoch > epoch {
+		msg := fmt.Sprintf("aborted leader election for partition %s since the LeaderAndIsr path was already written by another controller. This probably means that the current controller %d went through a soft failure and another controller was elected with epoch %d.",
+			tpString(tp), id, current.ControllerEpoch)
+		c.stateChangeLog.Errorf("Controller %d epoch %d %s", id, epoch, msg)
+		return zkutils.LeaderAndIsr{}, nil, m.electionFailed(tp, fmt.Errorf("%w: %s", ErrStateChangeFailed, msg))
+	}
+	next, replicas, err := selector.SelectLeader(tp, current.LeaderAndIsr)
+	if errors.Is(err, ErrLeaderElectionNotNeeded) {
+		return next, replicas, err
+	}
+	if err != nil {
+		return zkutils.LeaderAndIsr{}, nil, m.electionFailed(tp, err)
+	}
+	return next, replicas, nil
+}
+
+// electionFailed logs a failed election to the state-change log (a partition
+// without a live replica is logged by its selector) and wraps the error.
+func (m *PartitionStateMachine) electionFailed(tp common.TopicPartition, err error) error {
+	if errors.Is(err, ErrNoReplicaOnline) {
+		return err
+	}
+	c := m.controller
+	msg := fmt.Sprintf("encountered error while electing leader for partition %s due to: %v.", tpString(tp), err)
+	c.stateChangeLog.Errorf("Controller %d epoch %d %s", c.config.BrokerID, c.ctx.Epoch, msg)
+	return fmt.Errorf("%w: %s", ErrStateChangeFailed, msg)
+}
+
+// leaderElected caches the leader and ISR written at zkVersion and queues
+// LeaderAndIsr to the replicas the selector named.
+func (m *PartitionStateMachine) leaderElected(tp common.TopicPartition, next zkutils.LeaderAndIsr, zkVersion int32, replicas []int32) {
+	c := m.controller
+	next.ZkVersion = zkVersion
+	l := zkutils.LeaderIsrAndControllerEpoch{LeaderAndIsr: next, ControllerEpoch: c.ctx.Epoch}
 	c.ctx.PartitionLeadershipInfo[tp] = l
-	c.stateChangeLog.Tracef("Controller %d epoch %d elected leader %d for Offline partition %s", id, epoch, next.Leader, tpString(tp))
+	c.stateChangeLog.Tracef("Controller %d epoch %d elected leader %d for Offline partition %s", c.config.BrokerID, c.ctx.Epoch, next.Leader, tpString(tp))
 	m.brokerRequestBatch.AddLeaderAndIsrRequestForBrokers(replicas, tp, l, c.ctx.PartitionReplicaAssignment[tp])
-	return nil
 }

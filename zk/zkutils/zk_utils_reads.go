@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"sync"
 
 	"github.com/zkafka/zkafka/clients/common"
 	"github.com/zkafka/zkafka/zk/zkclient"
@@ -157,16 +158,36 @@ func (z *ZkUtils) GetLeaderAndIsrForPartition(topic string, partition int32) (Le
 }
 
 // GetPartitionLeaderAndIsrForTopics reads the state of each partition; partitions
-// without a state node are left out.
+// without a state node are left out. The reads are pipelined, up to 64 in flight
+// on the session (0.10.2 reads them one after the other; a new controller of
+// 10,000 partitions waits for all of them before it acts).
 func (z *ZkUtils) GetPartitionLeaderAndIsrForTopics(partitions []common.TopicPartition) (map[common.TopicPartition]LeaderIsrAndControllerEpoch, error) {
+	type result struct {
+		l   LeaderIsrAndControllerEpoch
+		ok  bool
+		err error
+	}
+	results := make([]result, len(partitions))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 64)
+	for i, tp := range partitions {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			r := &results[i]
+			r.l, r.ok, r.err = z.GetLeaderIsrAndEpochForPartition(tp.Topic, tp.Partition)
+		}()
+	}
+	wg.Wait()
 	out := make(map[common.TopicPartition]LeaderIsrAndControllerEpoch, len(partitions))
-	for _, tp := range partitions {
-		l, ok, err := z.GetLeaderIsrAndEpochForPartition(tp.Topic, tp.Partition)
-		if err != nil {
-			return nil, err
+	for i, tp := range partitions {
+		r := results[i]
+		if r.err != nil {
+			return nil, r.err
 		}
-		if ok {
-			out[tp] = l
+		if r.ok {
+			out[tp] = r.l
 		}
 	}
 	return out, nil
