@@ -62,9 +62,9 @@ func OpenFileRecords(path string, opts FileRecordsOptions) (*FileRecords, error)
 	var f *os.File
 	var err error
 	if opts.ReadOnly {
-		f, err = os.Open(path)
+		f, err = openRegularFile(path, os.O_RDONLY, 0)
 	} else {
-		f, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+		f, err = openRegularFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	}
 	if err != nil {
 		return nil, err

@@ -58,3 +58,15 @@ func sendfileTo(w io.Writer, f *os.File, position, count int64) (written int64, 
 	}
 	return written, true, werr
 }
+
+// openRegularFile is os.OpenFile for a regular file without the poller: os.OpenFile
+// offers every descriptor to the runtime's epoll (which refuses regular files) and sets
+// and clears O_NONBLOCK around it, four extra system calls per open that a broker
+// loading 10,000 partition logs pays 30,000 times.
+func openRegularFile(path string, flag int, perm uint32) (*os.File, error) {
+	fd, err := unix.Open(path, flag|unix.O_CLOEXEC, perm)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	return os.NewFile(uintptr(fd), path), nil
+}

@@ -26,6 +26,7 @@ func (l *Log) loadSegments() error {
 	}
 	// Pass 1: drop leftovers of deletions and cleanings, note interrupted swaps.
 	var swapFiles []string
+	changed := false
 	for _, de := range entries {
 		if !de.Type().IsRegular() {
 			continue
@@ -35,7 +36,9 @@ func (l *Log) loadSegments() error {
 		switch {
 		case strings.HasSuffix(name, DeletedFileSuffix) || strings.HasSuffix(name, CleanedFileSuffix):
 			_ = os.Remove(path)
+			changed = true
 		case strings.HasSuffix(name, SwapFileSuffix):
+			changed = true
 			base := strings.TrimSuffix(path, SwapFileSuffix)
 			switch {
 			case strings.HasSuffix(base, IndexFileSuffix):
@@ -47,9 +50,18 @@ func (l *Log) loadSegments() error {
 			}
 		}
 	}
-	// Pass 2: orphan indexes go; every .log becomes a segment.
-	if entries, err = os.ReadDir(dir); err != nil {
-		return fmt.Errorf("list %s: %w: %w", dir, ErrKafkaStorage, err)
+	// Pass 2: orphan indexes go; every .log becomes a segment. The directory is listed
+	// again only if pass 1 removed something: a start after a clean shutdown lists it once.
+	if changed {
+		if entries, err = os.ReadDir(dir); err != nil {
+			return fmt.Errorf("list %s: %w: %w", dir, ErrKafkaStorage, err)
+		}
+	}
+	files := make(map[string]bool, len(entries))
+	for _, de := range entries {
+		if de.Type().IsRegular() {
+			files[de.Name()] = true
+		}
 	}
 	var segs []*LogSegment
 	for _, de := range entries {
@@ -66,7 +78,7 @@ func (l *Log) loadSegments() error {
 			} else {
 				logFile = strings.TrimSuffix(path, IndexFileSuffix) + LogFileSuffix
 			}
-			if _, err := os.Stat(logFile); errors.Is(err, os.ErrNotExist) {
+			if !files[filepath.Base(logFile)] {
 				l.logger.Warnf("Found an orphaned index file, %s, with no corresponding log file.", path)
 				_ = os.Remove(path)
 			}
@@ -75,7 +87,7 @@ func (l *Log) loadSegments() error {
 			if err != nil {
 				return fmt.Errorf("log file %s does not start with an offset: %w", path, ErrKafkaStorage)
 			}
-			seg, err := l.loadSegment(dir, start)
+			seg, err := l.loadSegment(dir, start, files)
 			if err != nil {
 				for _, s := range segs {
 					_ = s.Close()
@@ -122,14 +134,13 @@ func (l *Log) loadSegments() error {
 	return nil
 }
 
-// loadSegment opens an existing segment and checks (or rebuilds) its indexes.
-func (l *Log) loadSegment(dir string, start int64) (*LogSegment, error) {
+// loadSegment opens an existing segment and checks (or rebuilds) its indexes; files
+// names the regular files of the directory.
+func (l *Log) loadSegment(dir string, start int64, files map[string]bool) (*LogSegment, error) {
 	c := l.Config()
 	indexFile, timeIndexFile := IndexFilename(dir, start), TimeIndexFilename(dir, start)
-	_, ierr := os.Stat(indexFile)
-	indexExists := ierr == nil
-	_, terr := os.Stat(timeIndexFile)
-	timeIndexExists := terr == nil
+	indexExists := files[filepath.Base(indexFile)]
+	timeIndexExists := files[filepath.Base(timeIndexFile)]
 	seg, err := l.newSegment(start, true)
 	if err != nil {
 		return nil, err

@@ -300,3 +300,48 @@ func TestLogOverCompactedLogRecovery(t *testing.T) {
 		t.Fatalf("reopened: LEO %d segments %d", l2.LogEndOffset(), l2.NumberOfSegments())
 	}
 }
+
+// TestLogIndexFileSizesAcrossReopen: closing trims the active segment's indexes to their
+// entries; loading gives them back max.index.size (0.10.2's resize of the active
+// segment's indexes), with the entries intact; a resize to the size they have is a no-op
+// that keeps them.
+func TestLogIndexFileSizesAcrossReopen(t *testing.T) {
+	e := newLogEnv(t)
+	p := props(SegmentBytesProp, "100000", IndexIntervalBytesProp, "1", SegmentIndexBytesProp, "4096")
+	l := e.open(t, p, 0)
+	for range 10 {
+		leaderAppend(t, l, msgSet(t, 0, 0, "test"))
+	}
+	n, tn := l.ActiveSegment().Index().Entries(), l.ActiveSegment().TimeIndex().Entries()
+	if n < 5 || tn < 1 {
+		t.Fatalf("%d index entries, %d time index entries", n, tn)
+	}
+	must(t, l.Close())
+	size := func(name string) int64 {
+		t.Helper()
+		st, err := os.Stat(filepath.Join(e.dir, name))
+		must(t, err)
+		return st.Size()
+	}
+	idx, tidx := filepath.Base(IndexFilename(e.dir, 0)), filepath.Base(TimeIndexFilename(e.dir, 0))
+	if size(idx) != int64(n*OffsetIndexEntrySize) || size(tidx) != int64(tn*TimeIndexEntrySize) {
+		t.Fatalf("after close: index %d bytes, time index %d bytes", size(idx), size(tidx))
+	}
+	l2 := e.open(t, p, 0)
+	defer l2.Close()
+	active := l2.ActiveSegment()
+	wantIdx, wantTidx := int64(4096/OffsetIndexEntrySize*OffsetIndexEntrySize), int64(4096/TimeIndexEntrySize*TimeIndexEntrySize)
+	if size(idx) != wantIdx || size(tidx) != wantTidx {
+		t.Fatalf("after load: index %d bytes, time index %d bytes; want %d, %d", size(idx), size(tidx), wantIdx, wantTidx)
+	}
+	if active.Index().Entries() != n || active.TimeIndex().Entries() != tn {
+		t.Fatalf("entries after load: %d, %d", active.Index().Entries(), active.TimeIndex().Entries())
+	}
+	must(t, active.Index().Resize(4096))
+	if size(idx) != wantIdx || active.Index().Entries() != n {
+		t.Fatalf("after a resize to the same size: %d bytes, %d entries", size(idx), active.Index().Entries())
+	}
+	if got := active.Index().Lookup(7); got.Offset != 7 {
+		t.Fatalf("lookup 7 after reload: %+v", got)
+	}
+}
