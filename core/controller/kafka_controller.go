@@ -495,49 +495,77 @@ func (c *KafkaController) onNewPartitionCreation(newPartitions []common.TopicPar
 func (c *KafkaController) removeReplicaFromIsr(topic string, partition, replicaID int32) (zkutils.LeaderIsrAndControllerEpoch, bool, error) {
 	tp := common.TopicPartition{Topic: topic, Partition: partition}
 	c.log.Debugf("Removing replica %d from ISR %v for partition %s.", replicaID, c.ctx.PartitionLeadershipInfo[tp].LeaderAndIsr.Isr, tpString(tp))
-	epoch := c.ctx.Epoch
 	for {
 		cur, ok, err := c.zkUtils.GetLeaderIsrAndEpochForPartition(topic, partition)
-		if err != nil {
-			return zkutils.LeaderIsrAndControllerEpoch{}, false, err
+		step := c.isrRemovalStep(tp, replicaID, cur, ok, err)
+		if step.done {
+			return step.final, step.ok, step.err
 		}
-		if !ok {
-			c.log.Warnf("Cannot remove replica %d from ISR of %s - leaderAndIsr is empty.", replicaID, tpString(tp))
-			return zkutils.LeaderIsrAndControllerEpoch{}, false, nil
-		}
-		if cur.ControllerEpoch > epoch {
-			return zkutils.LeaderIsrAndControllerEpoch{}, false, fmt.Errorf("%w: Leader and isr path written by another controller. This probably means the current controller with epoch %d went through a soft failure and another controller was elected with epoch %d. Aborting state change by this controller",
-				ErrStateChangeFailed, epoch, cur.ControllerEpoch)
-		}
-		l := cur.LeaderAndIsr
-		if !containsID(l.Isr, replicaID) {
-			c.log.Warnf("Cannot remove replica %d from ISR of partition %s since it is not in the ISR. Leader = %d ; ISR = %v", replicaID, tpString(tp), l.Leader, l.Isr)
-			final := zkutils.LeaderIsrAndControllerEpoch{LeaderAndIsr: l, ControllerEpoch: epoch}
-			c.ctx.PartitionLeadershipInfo[tp] = final
-			return final, true, nil
-		}
-		newLeader := l.Leader
-		if replicaID == l.Leader {
-			newLeader = zkutils.NoLeader
-		}
-		newIsr := filterIDs(l.Isr, func(r int32) bool { return r != replicaID })
-		if len(newIsr) == 0 && !c.uncleanLeaderElectionEnable(topic) {
-			c.log.Infof("Retaining last ISR %d of partition %s since unclean leader election is disabled", replicaID, tpString(tp))
-			newIsr = l.Isr
-		}
-		next := zkutils.LeaderAndIsr{Leader: newLeader, LeaderEpoch: l.LeaderEpoch + 1, Isr: newIsr}
-		okWrite, newVersion := c.zkUtils.UpdateLeaderAndIsr(topic, partition, next, epoch, l.ZkVersion)
-		next.ZkVersion = newVersion
-		final := zkutils.LeaderIsrAndControllerEpoch{LeaderAndIsr: next, ControllerEpoch: epoch}
-		c.ctx.PartitionLeadershipInfo[tp] = final
-		if okWrite {
-			c.log.Infof("New leader and ISR for partition %s is %s", tpString(tp), next)
+		okWrite, newVersion := c.zkUtils.UpdateLeaderAndIsr(topic, partition, step.next, c.ctx.Epoch, step.version)
+		if final, done := c.isrRemovalWritten(tp, step.next, okWrite, newVersion); done {
 			return final, true, nil
 		}
 		if c.isShuttingDown() {
 			return zkutils.LeaderIsrAndControllerEpoch{}, false, errors.New("controller shutting down")
 		}
 	}
+}
+
+// isrRemoval is one pass of removeReplicaFromIsr's loop up to its write: either
+// the outcome (done) or the state to write conditionally on version.
+type isrRemoval struct {
+	done    bool
+	final   zkutils.LeaderIsrAndControllerEpoch
+	ok      bool
+	err     error
+	next    zkutils.LeaderAndIsr
+	version int32
+}
+
+// isrRemovalStep decides, from the state znode as read (cur, ok, readErr), what
+// taking replicaID out of tp's ISR needs.
+func (c *KafkaController) isrRemovalStep(tp common.TopicPartition, replicaID int32, cur zkutils.LeaderIsrAndControllerEpoch, ok bool, readErr error) isrRemoval {
+	epoch := c.ctx.Epoch
+	if readErr != nil {
+		return isrRemoval{done: true, err: readErr}
+	}
+	if !ok {
+		c.log.Warnf("Cannot remove replica %d from ISR of %s - leaderAndIsr is empty.", replicaID, tpString(tp))
+		return isrRemoval{done: true}
+	}
+	if cur.ControllerEpoch > epoch {
+		return isrRemoval{done: true, err: fmt.Errorf("%w: Leader and isr path written by another controller. This probably means the current controller with epoch %d went through a soft failure and another controller was elected with epoch %d. Aborting state change by this controller",
+			ErrStateChangeFailed, epoch, cur.ControllerEpoch)}
+	}
+	l := cur.LeaderAndIsr
+	if !containsID(l.Isr, replicaID) {
+		c.log.Warnf("Cannot remove replica %d from ISR of partition %s since it is not in the ISR. Leader = %d ; ISR = %v", replicaID, tpString(tp), l.Leader, l.Isr)
+		final := zkutils.LeaderIsrAndControllerEpoch{LeaderAndIsr: l, ControllerEpoch: epoch}
+		c.ctx.PartitionLeadershipInfo[tp] = final
+		return isrRemoval{done: true, final: final, ok: true}
+	}
+	newLeader := l.Leader
+	if replicaID == l.Leader {
+		newLeader = zkutils.NoLeader
+	}
+	newIsr := filterIDs(l.Isr, func(r int32) bool { return r != replicaID })
+	if len(newIsr) == 0 && !c.uncleanLeaderElectionEnable(tp.Topic) {
+		c.log.Infof("Retaining last ISR %d of partition %s since unclean leader election is disabled", replicaID, tpString(tp))
+		newIsr = l.Isr
+	}
+	return isrRemoval{next: zkutils.LeaderAndIsr{Leader: newLeader, LeaderEpoch: l.LeaderEpoch + 1, Isr: newIsr}, version: l.ZkVersion}
+}
+
+// isrRemovalWritten caches the result of the conditional write of next (as
+// 0.10.2 does, whether or not it succeeded) and reports whether it did.
+func (c *KafkaController) isrRemovalWritten(tp common.TopicPartition, next zkutils.LeaderAndIsr, okWrite bool, newVersion int32) (zkutils.LeaderIsrAndControllerEpoch, bool) {
+	next.ZkVersion = newVersion
+	final := zkutils.LeaderIsrAndControllerEpoch{LeaderAndIsr: next, ControllerEpoch: c.ctx.Epoch}
+	c.ctx.PartitionLeadershipInfo[tp] = final
+	if okWrite {
+		c.log.Infof("New leader and ISR for partition %s is %s", tpString(tp), next)
+	}
+	return final, okWrite
 }
 
 // updateLeaderEpoch bumps the leader epoch in ZooKeeper with leader and ISR

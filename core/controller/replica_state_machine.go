@@ -139,9 +139,13 @@ func (m *ReplicaStateMachine) HandleStateChanges(replicas []PartitionAndReplica,
 		m.controller.log.WithError(err).Errorf("Error while moving some replicas to %s state", target)
 	}
 	var errs []error
-	for _, r := range replicas {
-		if err := m.handleStateChange(r, target, callback); err != nil {
-			errs = append(errs, err)
+	if target == OfflineReplica {
+		errs = m.handleOfflineStateChanges(replicas)
+	} else {
+		for _, r := range replicas {
+			if err := m.handleStateChange(r, target, callback); err != nil {
+				errs = append(errs, err)
+			}
 		}
 	}
 	m.brokerRequestBatch.SendRequestsToBrokers(m.controller.ctx.Epoch)
@@ -163,11 +167,17 @@ func (m *ReplicaStateMachine) handleStateChange(r PartitionAndReplica, target Re
 		m.replicaState[r] = curr
 	}
 	if err := m.transition(r, curr, target, callback); err != nil {
-		c.stateChangeLog.WithError(err).Errorf("Controller %d epoch %d initiated state change of replica %d for partition %s from %s to %s failed",
-			id, epoch, r.Replica, tpString(r.TopicPartition()), curr, target)
-		return fmt.Errorf("replica %s from %s to %s: %w", r, curr, target, err)
+		return m.transitionFailed(r, curr, target, err)
 	}
 	return nil
+}
+
+// transitionFailed logs a failed transition to the state-change log and wraps it.
+func (m *ReplicaStateMachine) transitionFailed(r PartitionAndReplica, curr, target ReplicaState, err error) error {
+	c := m.controller
+	c.stateChangeLog.WithError(err).Errorf("Controller %d epoch %d initiated state change of replica %d for partition %s from %s to %s failed",
+		c.config.BrokerID, c.ctx.Epoch, r.Replica, tpString(r.TopicPartition()), curr, target)
+	return fmt.Errorf("replica %s from %s to %s: %w", r, curr, target, err)
 }
 
 func (m *ReplicaStateMachine) logChange(r PartitionAndReplica, curr, target ReplicaState) {
@@ -225,27 +235,40 @@ func (m *ReplicaStateMachine) transition(r PartitionAndReplica, curr, target Rep
 		// broker has no log to start: nothing to send.
 		m.replicaState[r] = OnlineReplica
 	case OfflineReplica:
-		m.brokerRequestBatch.AddStopReplicaRequestForBrokers([]int32{r.Replica}, tp, false, nil)
-		empty := true
-		if _, ok := c.ctx.PartitionLeadershipInfo[tp]; ok {
-			updated, ok, err := c.removeReplicaFromIsr(r.Topic, r.Partition, r.Replica)
-			if err != nil {
-				return err
-			}
-			if ok {
-				if !c.deleteTopicManager.IsPartitionToBeDeleted(tp) {
-					others := filterIDs(c.ctx.PartitionReplicaAssignment[tp], func(id int32) bool { return id != r.Replica })
-					m.brokerRequestBatch.AddLeaderAndIsrRequestForBrokers(others, tp, updated, assignment)
-				}
-				m.replicaState[r] = OfflineReplica
-				m.logChange(r, curr, target)
-				empty = false
-			}
+		return m.toOffline(r, curr, func() (zkutils.LeaderIsrAndControllerEpoch, bool, error) {
+			return c.removeReplicaFromIsr(r.Topic, r.Partition, r.Replica)
+		})
+	}
+	return nil
+}
+
+// toOffline is the OfflineReplica transition: StopReplica (without deletion) to
+// the replica, and, if the partition has a leader, the replica out of its ISR
+// through removeFromIsr, with LeaderAndIsr to the other replicas.
+func (m *ReplicaStateMachine) toOffline(r PartitionAndReplica, curr ReplicaState, removeFromIsr func() (zkutils.LeaderIsrAndControllerEpoch, bool, error)) error {
+	c := m.controller
+	tp := r.TopicPartition()
+	assignment := c.ctx.PartitionReplicaAssignment[tp]
+	m.brokerRequestBatch.AddStopReplicaRequestForBrokers([]int32{r.Replica}, tp, false, nil)
+	empty := true
+	if _, ok := c.ctx.PartitionLeadershipInfo[tp]; ok {
+		updated, ok, err := removeFromIsr()
+		if err != nil {
+			return err
 		}
-		if empty && !c.deleteTopicManager.IsPartitionToBeDeleted(tp) {
-			return fmt.Errorf("%w: Failed to change state of replica %d for partition %s since the leader and isr path in zookeeper is empty",
-				ErrStateChangeFailed, r.Replica, tpString(tp))
+		if ok {
+			if !c.deleteTopicManager.IsPartitionToBeDeleted(tp) {
+				others := filterIDs(c.ctx.PartitionReplicaAssignment[tp], func(id int32) bool { return id != r.Replica })
+				m.brokerRequestBatch.AddLeaderAndIsrRequestForBrokers(others, tp, updated, assignment)
+			}
+			m.replicaState[r] = OfflineReplica
+			m.logChange(r, curr, OfflineReplica)
+			empty = false
 		}
+	}
+	if empty && !c.deleteTopicManager.IsPartitionToBeDeleted(tp) {
+		return fmt.Errorf("%w: Failed to change state of replica %d for partition %s since the leader and isr path in zookeeper is empty",
+			ErrStateChangeFailed, r.Replica, tpString(tp))
 	}
 	return nil
 }
