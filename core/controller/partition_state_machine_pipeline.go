@@ -3,41 +3,14 @@ package controller
 import (
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/zkafka/zkafka/clients/common"
 	"github.com/zkafka/zkafka/zk/zkutils"
 )
 
-// zkPipelineDepth bounds the ZooKeeper requests the controller keeps in flight
-// when it elects leaders for many partitions at once.
-const zkPipelineDepth = 64
-
-// pipelined runs fn(0..n-1) with at most zkPipelineDepth calls at a time and
-// returns when all have returned. The calls only talk to ZooKeeper; every
-// controller structure is touched by the caller, on the controller's goroutine,
-// before and after.
-func pipelined(n int, fn func(i int)) {
-	if n == 1 {
-		fn(0)
-		return
-	}
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, zkPipelineDepth)
-	for i := 0; i < n; i++ {
-		sem <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			fn(i)
-		}()
-	}
-	wg.Wait()
-}
-
 // handleOnlineStateChanges is handleStateChange(tp, OnlinePartition, selector)
 // for each partition, in order, with the ZooKeeper round trips of the leader
-// elections pipelined.
+// elections pipelined (zkutils.Pipelined).
 //
 // 0.10.2's controller elects one partition after the other, each with a read of
 // the partition's state znode and a conditional write, two round trips and a
@@ -94,7 +67,7 @@ func (m *PartitionStateMachine) handleOnlineStateChanges(tps []common.TopicParti
 	}
 
 	// The reads, together.
-	pipelined(len(order), func(i int) {
+	zkutils.Pipelined(len(order), func(i int) {
 		e := order[i]
 		e.current, e.ok, e.readErr = c.zkUtils.GetLeaderIsrAndEpochForPartition(e.tp.Topic, e.tp.Partition)
 	})
@@ -108,7 +81,7 @@ func (m *PartitionStateMachine) handleOnlineStateChanges(tps []common.TopicParti
 		}
 	}
 	// The conditional writes, together.
-	pipelined(len(writes), func(i int) {
+	zkutils.Pipelined(len(writes), func(i int) {
 		e := writes[i]
 		e.written, e.version = c.zkUtils.UpdateLeaderAndIsr(e.tp.Topic, e.tp.Partition, e.next, epoch, e.current.LeaderAndIsr.ZkVersion)
 	})

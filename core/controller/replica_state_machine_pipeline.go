@@ -60,7 +60,7 @@ func (m *ReplicaStateMachine) handleOfflineStateChanges(replicas []PartitionAndR
 		order = append(order, x)
 	}
 
-	pipelined(len(order), func(i int) {
+	zkutils.Pipelined(len(order), func(i int) {
 		x := order[i]
 		x.current, x.ok, x.readErr = c.zkUtils.GetLeaderIsrAndEpochForPartition(x.r.Topic, x.r.Partition)
 	})
@@ -74,7 +74,7 @@ func (m *ReplicaStateMachine) handleOfflineStateChanges(replicas []PartitionAndR
 		}
 	}
 	epoch := c.ctx.Epoch
-	pipelined(len(writes), func(i int) {
+	zkutils.Pipelined(len(writes), func(i int) {
 		x := writes[i]
 		x.written, x.version = c.zkUtils.UpdateLeaderAndIsr(x.r.Topic, x.r.Partition, x.step.next, epoch, x.step.version)
 	})

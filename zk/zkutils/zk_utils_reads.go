@@ -157,10 +157,36 @@ func (z *ZkUtils) GetLeaderAndIsrForPartition(topic string, partition int32) (Le
 	return l.LeaderAndIsr, ok, err
 }
 
+// PipelineDepth bounds the requests Pipelined keeps in flight on one session.
+const PipelineDepth = 64
+
+// Pipelined runs fn(0..n-1), at most PipelineDepth calls at a time, and returns
+// when all have returned. It is for calls that only talk to ZooKeeper: their
+// requests share the session's connection and ZooKeeper's transaction-log fsyncs
+// instead of waiting one round trip each; whatever state the results feed is the
+// caller's to touch, before and after.
+func Pipelined(n int, fn func(i int)) {
+	if n == 1 {
+		fn(0)
+		return
+	}
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, PipelineDepth)
+	for i := 0; i < n; i++ {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			fn(i)
+		}()
+	}
+	wg.Wait()
+}
+
 // GetPartitionLeaderAndIsrForTopics reads the state of each partition; partitions
-// without a state node are left out. The reads are pipelined, up to 64 in flight
-// on the session (0.10.2 reads them one after the other; a new controller of
-// 10,000 partitions waits for all of them before it acts).
+// without a state node are left out. The reads are pipelined (0.10.2 reads them
+// one after the other; a new controller of 10,000 partitions waits for all of
+// them before it acts).
 func (z *ZkUtils) GetPartitionLeaderAndIsrForTopics(partitions []common.TopicPartition) (map[common.TopicPartition]LeaderIsrAndControllerEpoch, error) {
 	type result struct {
 		l   LeaderIsrAndControllerEpoch
@@ -168,18 +194,10 @@ func (z *ZkUtils) GetPartitionLeaderAndIsrForTopics(partitions []common.TopicPar
 		err error
 	}
 	results := make([]result, len(partitions))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 64)
-	for i, tp := range partitions {
-		sem <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			r := &results[i]
-			r.l, r.ok, r.err = z.GetLeaderIsrAndEpochForPartition(tp.Topic, tp.Partition)
-		}()
-	}
-	wg.Wait()
+	Pipelined(len(partitions), func(i int) {
+		r, tp := &results[i], partitions[i]
+		r.l, r.ok, r.err = z.GetLeaderIsrAndEpochForPartition(tp.Topic, tp.Partition)
+	})
 	out := make(map[common.TopicPartition]LeaderIsrAndControllerEpoch, len(partitions))
 	for i, tp := range partitions {
 		r := results[i]
